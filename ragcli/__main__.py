@@ -1,0 +1,3 @@
+from ragcli.cli import main
+
+main()

@@ -1,0 +1,120 @@
+"""Builds what a command needs from Settings: the one place that wires objects together."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ragcli.config import Settings
+from ragcli.errors import EmptyStoreError
+from ragcli.models import AskResult
+from ragcli.trace.recorder import Trace
+from ragcli.trace.store import TraceStore
+
+log = logging.getLogger("ragcli")
+
+
+def store_dir(settings: Settings) -> Path:
+    return Path(settings.store.path).expanduser()
+
+
+def trace_store(settings: Settings) -> TraceStore:
+    return TraceStore(store_dir(settings) / "traces.sqlite")
+
+
+def embedder(settings: Settings, on_export: Callable[[str], None] | None = None):
+    from ragcli.store.embedder import make_embedder
+
+    return make_embedder(settings.embedding, on_export=on_export)
+
+
+def vector_store(settings: Settings, must_exist: bool = False):
+    from ragcli.store.vectors import VectorStore
+
+    directory = store_dir(settings)
+    if must_exist and not settings.store.url and not (directory / "chroma").is_dir():
+        raise EmptyStoreError(f"no store at {directory}: run `ragcli ingest PATH` first")
+    return VectorStore(directory, settings.store.url)
+
+
+def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None):
+    from ragcli.ingest.chunker import Chunker
+    from ragcli.ingest.runner import Ingestor
+    from ragcli.store.embedder import read_max_seq_length, resolve_model_dir
+    from ragcli.store.manifest import Manifest
+    from ragcli.store.tokenizer import TokenCounter
+
+    model_dir = resolve_model_dir(settings.embedding.model)
+    # A chunk longer than the model's window would be silently truncated when embedded.
+    max_tokens = min(settings.chunking.max_tokens, read_max_seq_length(model_dir))
+    chunker = Chunker(TokenCounter(model_dir), max_tokens, settings.chunking.overlap_tokens)
+    return Ingestor(
+        vector_store(settings),
+        Manifest(store_dir(settings) / "manifest.sqlite"),
+        embedder(settings, on_export),
+        chunker,
+    )
+
+
+def backend_info(settings: Settings, llm_model: str, embedder_name: str) -> dict[str, str]:
+    from ragcli.llm import chosen_provider
+
+    return {
+        "llm": chosen_provider(settings),
+        "model": llm_model,
+        "web": "none",
+        "embedder": embedder_name,
+    }
+
+
+def ask(
+    settings: Settings,
+    question: str,
+    mode: str = "standard",
+    collection: str | None = None,
+    on_export: Callable[[str], None] | None = None,
+) -> AskResult:
+    from ragcli.llm import make_llm
+    from ragcli.pipeline.context import RunContext
+    from ragcli.pipeline.modes import MODES
+    from ragcli.store.retriever import Retriever
+
+    started = time.perf_counter()
+    collection = collection or settings.store.collection
+    store = vector_store(settings, must_exist=True)
+    if store.count(collection) == 0:
+        raise EmptyStoreError(
+            f"collection {collection!r} in {store.location} is empty: "
+            "run `ragcli ingest PATH` first"
+        )
+    emb = embedder(settings, on_export)
+    llm = make_llm(settings, emb)
+    trace = Trace(
+        question=question,
+        mode=mode,
+        thresholds=settings.thresholds(),
+        backend=backend_info(settings, llm.model, emb.name),
+    )
+    ctx = RunContext(
+        settings=settings, retriever=Retriever(store, emb, collection), llm=llm, trace=trace
+    )
+    result = MODES[mode](ctx, question)
+    trace.total_ms = round((time.perf_counter() - started) * 1000, 1)
+    result.timings_ms = {"total": trace.total_ms}
+    result.usage = result.usage.model_validate(trace.usage())
+    trace.answer = result.answer
+    trace.answer_type = result.answer_type
+    trace.sources = [s.model_dump(mode="json") for s in result.sources]
+    trace.result = result.to_json_dict()
+    save_trace(settings, trace)
+    return result
+
+
+def save_trace(settings: Settings, trace: Trace) -> None:
+    """A broken trace database must never cost the user their answer."""
+    try:
+        trace_store(settings).save(trace)
+    except Exception as exc:  # locked, corrupted, read-only ...
+        log.warning("trace not saved (%s): %s", trace_store(settings).path, exc)

@@ -1,0 +1,253 @@
+"""Settings: built-in defaults < config.yaml < RAGCLI_* environment < command-line flags.
+
+The defaults here mirror config.yaml at the repository root, which documents each value.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+
+from ragcli.errors import ConfigError
+
+Fraction = Field(ge=0.0, le=1.0)
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class StoreSettings(Section):
+    path: str = ".ragcli"
+    url: str | None = None
+    collection: str = "docs"
+
+
+class EmbeddingSettings(Section):
+    model: str = "all-MiniLM-L6-v2"
+    backend: Literal["onnx", "torch"] = "onnx"
+    device: str = "cpu"
+    batch_size: int = Field(32, ge=1, le=1024)
+
+
+class ChunkingSettings(Section):
+    max_tokens: int = Field(256, ge=32, le=512)
+    overlap_tokens: int = Field(32, ge=0, le=128)
+
+
+class RetrievalSettings(Section):
+    top_k: int = Field(5, ge=1, le=100)
+    mode: Literal["dense", "bm25", "hybrid"] = "dense"
+
+
+class CragSettings(Section):
+    relevant_threshold: float = Field(0.7, ge=0.0, le=1.0)
+    ambiguous_threshold: float = Field(0.4, ge=0.0, le=1.0)
+    web_results: int = Field(3, ge=0, le=20)
+    max_rewrites: int = Field(1, ge=0, le=5)
+
+    @model_validator(mode="after")
+    def _bands_ordered(self) -> CragSettings:
+        if self.ambiguous_threshold > self.relevant_threshold:
+            raise ValueError("ambiguous_threshold must not be above relevant_threshold")
+        return self
+
+
+class ReflectSettings(Section):
+    min_score: float = Field(0.8, ge=0.0, le=1.0)
+    max_retries: int = Field(2, ge=1, le=10)
+
+
+class TosSettings(Section):
+    qna_collection: str = "qna"
+    docs_collection: str = "docs"
+    qna_threshold: float = Field(0.80, ge=0.0, le=1.0)
+    qna_mid_threshold: float = Field(0.70, ge=0.0, le=1.0)
+    tos_threshold: float = Field(0.65, ge=0.0, le=1.0)
+    tos_mid_threshold: float = Field(0.55, ge=0.0, le=1.0)
+    tos_low_threshold: float = Field(0.40, ge=0.0, le=1.0)
+    verification_threshold: float = Field(0.70, ge=0.0, le=1.0)
+    hybrid: bool = False
+    handoff_message: str = (
+        "No answer was found in the documents. Please contact support@example.com "
+        "and a person will follow up."
+    )
+
+    @model_validator(mode="after")
+    def _bands_ordered(self) -> TosSettings:
+        if self.qna_mid_threshold > self.qna_threshold:
+            raise ValueError("qna_mid_threshold must not be above qna_threshold")
+        if not self.tos_low_threshold <= self.tos_mid_threshold <= self.tos_threshold:
+            raise ValueError(
+                "tos thresholds must satisfy tos_low_threshold <= tos_mid_threshold "
+                "<= tos_threshold"
+            )
+        return self
+
+
+class AgenticSettings(Section):
+    min_sub_questions: int = Field(2, ge=1, le=10)
+    max_sub_questions: int = Field(4, ge=1, le=10)
+    top_k: int = Field(5, ge=1, le=100)
+    concurrency: int = Field(4, ge=1, le=32)
+
+    @model_validator(mode="after")
+    def _range_ordered(self) -> AgenticSettings:
+        if self.min_sub_questions > self.max_sub_questions:
+            raise ValueError("min_sub_questions must not be above max_sub_questions")
+        return self
+
+
+class LLMSettings(Section):
+    provider: Literal["auto", "openai", "extractive"] = "auto"
+    model: str = "gpt-4o-mini"
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    max_tokens: int = Field(500, ge=1, le=100_000)
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    timeout: float = Field(30.0, gt=0)
+    max_retries: int = Field(2, ge=0, le=10)
+    answer_max_chars: int = Field(700, ge=100, le=10_000)
+    answer_min_relevance: float = Field(0.2, ge=0.0, le=1.0)
+
+
+class WebSettings(Section):
+    provider: Literal["auto", "tavily", "none"] = "auto"
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    max_results: int = Field(3, ge=1, le=20)
+    search_depth: Literal["basic", "advanced"] = "basic"
+    max_content_chars: int = Field(2000, ge=100, le=50_000)
+    timeout: float = Field(15.0, gt=0)
+
+
+class Settings(Section):
+    store: StoreSettings = StoreSettings()
+    embedding: EmbeddingSettings = EmbeddingSettings()
+    chunking: ChunkingSettings = ChunkingSettings()
+    retrieval: RetrievalSettings = RetrievalSettings()
+    crag: CragSettings = CragSettings()
+    reflect: ReflectSettings = ReflectSettings()
+    tos: TosSettings = TosSettings()
+    agentic: AgenticSettings = AgenticSettings()
+    llm: LLMSettings = LLMSettings()
+    web: WebSettings = WebSettings()
+
+    def thresholds(self) -> dict[str, Any]:
+        """Every threshold and limit in force, for the trace."""
+        return {
+            "retrieval": self.retrieval.model_dump(),
+            "crag": self.crag.model_dump(),
+            "reflect": self.reflect.model_dump(),
+            "tos": self.tos.model_dump(exclude={"handoff_message"}),
+            "agentic": self.agentic.model_dump(),
+        }
+
+    def redacted(self) -> dict[str, Any]:
+        data = self.model_dump(mode="json")
+        for section in ("llm", "web"):
+            if data[section].get("api_key"):
+                data[section]["api_key"] = "***"
+        return data
+
+
+# Environment variables that are not of the RAGCLI_SECTION__KEY form.
+ENV_ALIASES = {
+    "RAGCLI_STORE": "store.path",
+    "OPENAI_API_KEY": "llm.api_key",
+    "OPENAI_BASE_URL": "llm.base_url",
+    "TAVILY_API_KEY": "web.api_key",
+}
+
+
+def load_settings(
+    config_path: Path | None = None,
+    overrides: dict[str, Any] | None = None,
+    environ: dict[str, str] | None = None,
+) -> Settings:
+    """Resolve settings with their precedence; any bad value is one ConfigError naming the key."""
+    environ = dict(os.environ if environ is None else environ)
+    merged: dict[str, Any] = {}
+    source = "config.yaml"
+    if config_path is None and Path("config.yaml").is_file():
+        config_path = Path("config.yaml")
+    if config_path is not None:
+        source = str(config_path)
+        _merge(merged, _read_yaml(config_path))
+    for dotted, value in _env_overrides(environ).items():
+        _set_dotted(merged, dotted, value)
+    for dotted, value in (overrides or {}).items():
+        if value is not None:
+            _set_dotted(merged, dotted, value)
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, source)) from None
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: configuration file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark else ""
+        raise ConfigError(f"{path}: not valid YAML{where}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of sections at the top level")
+    return data
+
+
+def _env_overrides(environ: dict[str, str]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for name, raw in environ.items():
+        if name in ENV_ALIASES:
+            found[ENV_ALIASES[name]] = raw
+        elif name.startswith("RAGCLI_") and "__" in name:
+            section, _, key = name[len("RAGCLI_") :].lower().partition("__")
+            found[f"{section}.{key}"] = _parse_scalar(raw)
+    return found
+
+
+def _parse_scalar(raw: str) -> Any:
+    try:
+        return yaml.safe_load(raw)
+    except yaml.YAMLError:
+        return raw
+
+
+def _set_dotted(target: dict[str, Any], dotted: str, value: Any) -> None:
+    section, _, key = dotted.partition(".")
+    node = target.setdefault(section, {})
+    if not isinstance(node, dict):
+        raise ConfigError(f"{section}: expected a mapping")
+    node[key] = value
+
+
+def _merge(target: dict[str, Any], data: dict[str, Any]) -> None:
+    for key, value in data.items():
+        if isinstance(value, dict) and isinstance(target.get(key), dict):
+            _merge(target[key], value)
+        else:
+            target[key] = value
+
+
+def _describe(exc: ValidationError, source: str) -> str:
+    error = exc.errors()[0]
+    key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+    message = error["msg"].removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        message = "unknown key"
+    value = error.get("input")
+    hide = isinstance(value, dict) or error["type"] == "extra_forbidden" or "api_key" in key
+    shown = "" if hide else f" (got {value!r})"
+    return f"{source}: {key}: {message}{shown}"

@@ -1,0 +1,35 @@
+"""Domain errors and the exit codes scripts can rely on (see README, "Exit codes")."""
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0  # answered / ingested
+    FAILURE = 1  # an unexpected or external failure
+    USAGE = 2  # bad arguments or configuration
+    LIMITED = 3  # limited or unverified answer; ingest finished with failed files
+    CLARIFY = 4  # the question needs clarification
+    NOT_COVERED = 5  # handoff: the documents do not cover the question
+
+
+class RagcliError(Exception):
+    """An error meant for the user: printed as one line, never as a traceback."""
+
+    exit_code: ExitCode = ExitCode.FAILURE
+
+    def __init__(self, message: str, exit_code: ExitCode | None = None):
+        super().__init__(message)
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+
+class ConfigError(RagcliError):
+    exit_code = ExitCode.USAGE
+
+
+class EmptyStoreError(RagcliError):
+    exit_code = ExitCode.USAGE
+
+
+class BackendError(RagcliError):
+    """A model or web service failed after its retries."""

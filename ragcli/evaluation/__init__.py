@@ -1,0 +1,1 @@
+"""Retrieval evaluation: BEIR-format datasets and ranking metrics."""

@@ -1,0 +1,140 @@
+"""Token-aware chunking with the embedder's own tokenizer.
+
+No chunk exceeds `max_tokens` word pieces with [CLS]/[SEP] included, so nothing is
+silently truncated at embedding time. Text is split at headings (the loader's
+sections), then paragraphs, then sentences, and only then cut at token boundaries."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ragcli.ingest.loaders import Section
+from ragcli.store.tokenizer import TokenCounter
+
+PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
+# How finely a chunk's text had to be split, coarsest first.
+METHODS = ("section", "paragraph", "sentence", "token")
+
+
+@dataclass
+class Piece:
+    text: str
+    tokens: int
+    method: str
+    new_paragraph: bool
+
+
+@dataclass
+class Chunk:
+    text: str
+    token_count: int  # special tokens included
+    method: str
+    page: int | None
+    heading: str | None
+
+
+class Chunker:
+    def __init__(self, counter: TokenCounter, max_tokens: int = 256, overlap_tokens: int = 32):
+        self.counter = counter
+        self.budget = max_tokens - counter.special
+        self.overlap = min(overlap_tokens, self.budget // 4)
+
+    def chunk(self, sections: list[Section]) -> list[Chunk]:
+        chunks: list[Chunk] = []
+        for section in sections:
+            chunks.extend(self._chunk_section(section))
+        return chunks
+
+    def _chunk_section(self, section: Section) -> list[Chunk]:
+        text = section.text.strip()
+        tokens = self.counter.count(text)
+        if tokens <= self.budget:
+            return [self._make(text, tokens, "section", section)]
+        pieces = self._pieces(text)
+        chunks: list[Chunk] = []
+        current: list[Piece] = []
+        used = 0
+        for piece in pieces:
+            if current and used + piece.tokens > self.budget:
+                chunks.append(self._join(current, section))
+                current = self._overlap_tail(current, room=self.budget - piece.tokens)
+                used = sum(p.tokens for p in current)
+            current.append(piece)
+            used += piece.tokens
+        if current:
+            chunks.append(self._join(current, section))
+        return chunks
+
+    def _pieces(self, text: str) -> list[Piece]:
+        pieces: list[Piece] = []
+        for paragraph in PARAGRAPH_BREAK.split(text):
+            paragraph = paragraph.strip()
+            if not paragraph:
+                continue
+            tokens = self.counter.count(paragraph)
+            if tokens <= self.budget:
+                pieces.append(Piece(paragraph, tokens, "paragraph", True))
+                continue
+            first = True
+            for sentence in SENTENCE_BREAK.split(paragraph):
+                sentence = sentence.strip()
+                if not sentence:
+                    continue
+                for part, part_tokens, method in self._sentence_parts(sentence):
+                    pieces.append(Piece(part, part_tokens, method, first))
+                    first = False
+        return pieces
+
+    def _sentence_parts(self, sentence: str) -> list[tuple[str, int, str]]:
+        tokens = self.counter.count(sentence)
+        if tokens <= self.budget:
+            return [(sentence, tokens, "sentence")]
+        # A sentence longer than the model's window: cut between words where possible, since
+        # a word cut in half re-tokenizes into different (often more) pieces.
+        offsets = self.counter.offsets(sentence)
+        parts = []
+        start = 0
+        while start < len(offsets):
+            end = min(start + self.budget, len(offsets))
+            if end < len(offsets):
+                cut = end
+                while cut > start + 1 and offsets[cut][0] == offsets[cut - 1][1]:
+                    cut -= 1
+                end = cut if cut > start + 1 else end
+            while True:
+                stop = offsets[end][0] if end < len(offsets) else len(sentence)
+                part = sentence[offsets[start][0] : stop].strip()
+                count = self.counter.count(part)
+                if count <= self.budget or end - start <= 1:
+                    break
+                end -= max(1, (count - self.budget))
+            parts.append((part, count, "token"))
+            start = end
+        return parts
+
+    def _overlap_tail(self, pieces: list[Piece], room: int) -> list[Piece]:
+        """The last few pieces of a finished chunk, repeated at the start of the next."""
+        tail: list[Piece] = []
+        used = 0
+        for piece in reversed(pieces[1:]):
+            if used + piece.tokens > min(self.overlap, room):
+                break
+            tail.insert(0, piece)
+            used += piece.tokens
+        return tail
+
+    def _join(self, pieces: list[Piece], section: Section) -> Chunk:
+        parts = [pieces[0].text]
+        for piece in pieces[1:]:
+            parts.append(("\n\n" if piece.new_paragraph else " ") + piece.text)
+        text = "".join(parts)
+        method = max((p.method for p in pieces), key=METHODS.index)
+        return self._make(text, self.counter.count(text), method, section)
+
+    def _make(self, text: str, tokens: int, method: str, section: Section) -> Chunk:
+        total = tokens + self.counter.special
+        if tokens > self.budget:  # joining never adds pieces; this guards that belief
+            raise AssertionError(f"chunk of {total} word pieces exceeds the limit")
+        return Chunk(text, total, method, section.page, section.heading)

@@ -1,0 +1,159 @@
+"""Loaders turn a file into sections of text: a page of a PDF, a heading's section of a
+Markdown file, or a whole text file. A file that cannot be read raises LoadError with a
+one-line reason."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FILE_TYPES = {
+    ".txt": "txt",
+    ".md": "md",
+    ".markdown": "md",
+    ".pdf": "pdf",
+    ".html": "html",
+    ".htm": "html",
+}
+
+
+class LoadError(Exception):
+    """The file cannot be ingested; the message is the reason shown to the user."""
+
+
+@dataclass
+class Section:
+    text: str
+    page: int | None = None
+    heading: str | None = None
+
+
+@dataclass
+class LoadedFile:
+    file_type: str
+    sections: list[Section]
+    pages: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def file_type_of(path: Path) -> str | None:
+    return FILE_TYPES.get(path.suffix.lower())
+
+
+def load(path: Path) -> LoadedFile:
+    file_type = file_type_of(path)
+    if file_type is None:
+        raise LoadError(f"unsupported file type {path.suffix or '(none)'}")
+    if file_type == "pdf":
+        loaded = _load_pdf(path)
+    else:
+        text, notes = read_text(path)
+        sections = {"txt": _text_sections, "md": _markdown_sections, "html": _html_sections}[
+            file_type
+        ](text)
+        loaded = LoadedFile(file_type, sections, notes=notes)
+    loaded.sections = [s for s in loaded.sections if s.text.strip()]
+    if not loaded.sections:
+        raise LoadError(
+            loaded.notes[-1] if file_type == "pdf" and loaded.notes else "no text found"
+        )
+    return loaded
+
+
+def read_text(path: Path) -> tuple[str, list[str]]:
+    data = path.read_bytes()
+    if not data.strip():
+        raise LoadError("empty file")
+    if b"\x00" in data[:8192]:
+        raise LoadError("binary file (contains NUL bytes)")
+    try:
+        return data.decode("utf-8-sig"), []
+    except UnicodeDecodeError:
+        pass
+    # Not UTF-8: Windows-1252 / Latin-1 is by far the most common other encoding of text.
+    try:
+        return data.decode("cp1252"), ["not UTF-8: decoded as Windows-1252"]
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), ["not UTF-8: decoded as Latin-1"]
+
+
+def _text_sections(text: str) -> list[Section]:
+    return [Section(text)]
+
+
+HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def _markdown_sections(text: str) -> list[Section]:
+    """Split at headings; each section keeps its heading path ("Install > Linux")."""
+    sections: list[Section] = []
+    path: list[tuple[int, str]] = []
+    lines: list[str] = []
+    in_fence = False
+
+    def flush() -> None:
+        body = "\n".join(lines).strip()
+        # A heading with nothing under it before the next heading is not a section.
+        if any(line.strip() and not HEADING.match(line) for line in lines):
+            heading = " > ".join(title for _, title in path) or None
+            sections.append(Section(body, heading=heading))
+        lines.clear()
+
+    for line in text.splitlines():
+        if FENCE.match(line):
+            in_fence = not in_fence
+        match = None if in_fence else HEADING.match(line)
+        if match:
+            flush()
+            level = len(match.group(1))
+            path[:] = [(lvl, title) for lvl, title in path if lvl < level]
+            path.append((level, match.group(2)))
+        lines.append(line)
+    flush()
+    return sections
+
+
+def _html_sections(text: str) -> list[Section]:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(text, "html.parser")
+    for hidden in soup(["script", "style", "noscript", "template", "head", "svg"]):
+        hidden.decompose()
+    visible = soup.get_text("\n")
+    # Collapse the blank runs left by markup into paragraph breaks.
+    lines = [re.sub(r"[ \t\xa0]+", " ", line).strip() for line in visible.splitlines()]
+    body = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    title = soup.title.get_text(strip=True) if soup.title else None
+    return [Section(body, heading=title)]
+
+
+def _load_pdf(path: Path) -> LoadedFile:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(path)
+        if reader.is_encrypted:
+            try:
+                if not reader.decrypt(""):
+                    raise LoadError("encrypted PDF (needs a password)")
+            except LoadError:
+                raise
+            except Exception:
+                raise LoadError("encrypted PDF (needs a password)") from None
+        sections = [
+            Section(page.extract_text() or "", page=number)
+            for number, page in enumerate(reader.pages, start=1)
+        ]
+    except LoadError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
+        raise LoadError(f"corrupt PDF ({type(exc).__name__}: {str(exc)[:80]})") from None
+    except Exception as exc:  # pypdf raises a wide range of errors on damaged files
+        raise LoadError(f"corrupt PDF ({type(exc).__name__})") from None
+    notes = []
+    if not any(s.text.strip() for s in sections):
+        notes.append("PDF has no text layer (a scanned PDF needs OCR first)")
+    return LoadedFile("pdf", sections, pages=len(sections), notes=notes)

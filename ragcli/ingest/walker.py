@@ -1,0 +1,42 @@
+"""Which files an ingest looks at: recursive, hidden entries skipped, `.ragignore` honoured."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pathspec
+
+IGNORE_FILE = ".ragignore"
+
+
+def _ignore_spec(root: Path) -> pathspec.PathSpec | None:
+    ignore = root / IGNORE_FILE
+    if not ignore.is_file():
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(ignore.read_text(encoding="utf-8").splitlines())
+
+
+def walk(root: Path) -> Iterator[Path]:
+    """Files under `root` (or `root` itself when it is a file), in a stable order.
+
+    Symlinked directories are not followed, so a symlink loop cannot recurse forever."""
+    if not root.is_dir():
+        yield root
+        return
+    spec = _ignore_spec(root)
+    for directory, dirnames, filenames in os.walk(root, followlinks=False):
+        rel_dir = Path(directory).relative_to(root)
+        kept = []
+        for name in sorted(dirnames):
+            rel = (rel_dir / name).as_posix() + "/"
+            if name.startswith(".") or (spec and spec.match_file(rel)):
+                continue
+            kept.append(name)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            rel = (rel_dir / name).as_posix()
+            if name.startswith(".") or (spec and spec.match_file(rel)):
+                continue
+            yield Path(directory) / name

@@ -1,0 +1,31 @@
+"""Model backends behind one interface; `make_llm` picks one from the settings."""
+
+from __future__ import annotations
+
+from ragcli.config import Settings
+from ragcli.errors import ConfigError
+from ragcli.llm.base import LLMBackend
+from ragcli.store.embedder import Embedder
+
+
+def chosen_provider(settings: Settings) -> str:
+    provider = settings.llm.provider
+    if provider == "auto":
+        return "openai" if (settings.llm.api_key or settings.llm.base_url) else "extractive"
+    return provider
+
+
+def make_llm(settings: Settings, embedder: Embedder) -> LLMBackend:
+    from ragcli.llm.extractive import ExtractiveBackend
+
+    extractive = ExtractiveBackend(embedder, settings)
+    if chosen_provider(settings) == "extractive":
+        return extractive
+    if not (settings.llm.api_key or settings.llm.base_url):
+        raise ConfigError(
+            "llm.provider: openai needs OPENAI_API_KEY or llm.base_url "
+            "(an OpenAI-compatible server such as Ollama)"
+        )
+    from ragcli.llm.openai_backend import OpenAIBackend
+
+    return OpenAIBackend(settings, fallback=extractive)

@@ -1,0 +1,240 @@
+"""The offline backend: no generative model. Relevance and grounding come from the
+embedding model plus lexical evidence, calibrated so that scores mean what the
+thresholds assume; answers are the best supporting sentences, quoted with citations."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+
+from ragcli.config import Settings
+from ragcli.llm.base import label_for
+from ragcli.llm.text import (
+    STOPWORDS,
+    WORD,
+    cited_numbers,
+    normalise,
+    sentences,
+    strip_citations,
+    term_coverage,
+    terms,
+)
+from ragcli.models import ChunkGrade, Reflection, RetrievedChunk, SubAnswer, Verification
+from ragcli.store.embedder import Embedder
+
+NO_ANSWER = "The retrieved documents do not appear to answer this question."
+# Two sentences this similar say the same thing; quoting both adds nothing.
+DUPLICATE_COSINE = 0.92
+# An answer sentence this close to a source sentence is taken as supported by it.
+SUPPORT_COSINE = 0.85
+
+
+@dataclass(frozen=True)
+class Calibration:
+    w_sim: float
+    w_cov: float
+    bias: float
+
+    @classmethod
+    def bundled(cls) -> Calibration:
+        raw = json.loads(resources.files("ragcli").joinpath("data/calibration.json").read_text())
+        return cls(raw["w_sim"], raw["w_cov"], raw["bias"])
+
+    def probability(self, similarity: float, coverage: float) -> float:
+        z = self.w_sim * similarity + self.w_cov * coverage + self.bias
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+@dataclass
+class Candidate:
+    text: str
+    chunk_number: int  # 1-based, as cited
+    position: int
+    vector: np.ndarray
+
+
+class ExtractiveBackend:
+    name = "extractive"
+
+    def __init__(
+        self, embedder: Embedder, settings: Settings, calibration: Calibration | None = None
+    ):
+        self.embedder = embedder
+        self.model = f"extractive ({embedder.name})"
+        self.settings = settings
+        self.calibration = calibration or Calibration.bundled()
+        self._cache: dict[str, np.ndarray] = {}
+
+    # -- evidence ---------------------------------------------------------------------
+
+    def _vectors(self, texts: list[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
+                self._cache[text] = vector
+        if not texts:
+            return np.zeros((0, 1), dtype=np.float32)
+        return np.stack([self._cache[t] for t in texts])
+
+    def _candidates(self, chunks: list[RetrievedChunk]) -> list[Candidate]:
+        found: list[tuple[str, int, int]] = []
+        for number, chunk in enumerate(chunks, start=1):
+            for position, sentence in enumerate(sentences(chunk.content)):
+                if sentence.lstrip().startswith("#") or len(WORD.findall(sentence)) < 3:
+                    continue  # headings and fragments are not answers
+                found.append((sentence, number, position))
+        vectors = self._vectors([text for text, _, _ in found])
+        return [Candidate(t, n, p, v) for (t, n, p), v in zip(found, vectors, strict=False)]
+
+    def relevance(self, query: str, text: str) -> float:
+        """Calibrated probability that `text` answers `query`."""
+        return self._relevances(query, [text])[0]
+
+    def features(self, query: str, text: str) -> tuple[float, float]:
+        """The evidence relevance is calibrated on: the best cosine between the query and
+        the text or one of its sentences, and the share of query terms the text contains."""
+        query_vector = self._vectors([query])[0]
+        parts = [s for s in sentences(text) if len(WORD.findall(s)) >= 3] or [text]
+        similarity = float(np.max(self._vectors(parts + [text]) @ query_vector))
+        return similarity, term_coverage(set(terms(query)), set(terms(text)))
+
+    def _relevances(self, query: str, texts: list[str]) -> list[float]:
+        return [self.calibration.probability(*self.features(query, text)) for text in texts]
+
+    # -- roles --------------------------------------------------------------------------
+
+    def grade(self, query: str, chunks: list[RetrievedChunk]) -> list[ChunkGrade]:
+        crag = self.settings.crag
+        grades = []
+        for score in self._relevances(query, [c.content for c in chunks]):
+            score = round(score, 3)
+            label = label_for(score, crag.relevant_threshold, crag.ambiguous_threshold)
+            grades.append(
+                ChunkGrade(score=score, label=label, rationale=f"calibrated evidence {score:.2f}")
+            )
+        return grades
+
+    def generate(self, query: str, chunks: list[RetrievedChunk]) -> str:
+        candidates = self._candidates(chunks)
+        if not candidates:
+            return NO_ANSWER
+        query_vector = self._vectors([query])[0]
+        query_terms = set(terms(query))
+        scored = []
+        for candidate in candidates:
+            similarity = float(candidate.vector @ query_vector)
+            coverage = term_coverage(query_terms, set(terms(candidate.text)))
+            scored.append((self.calibration.probability(similarity, coverage), candidate))
+        scored.sort(key=lambda pair: -pair[0])
+        floor = self.settings.llm.answer_min_relevance
+        if scored[0][0] < floor:
+            return NO_ANSWER
+        # Keep sentences close to the best one: a weak sentence dilutes a strong answer.
+        cutoff = max(floor, scored[0][0] * 0.5)
+        chosen: list[Candidate] = []
+        length = 0
+        for score, candidate in scored:
+            if score < cutoff:
+                break
+            if any(float(candidate.vector @ c.vector) > DUPLICATE_COSINE for c in chosen):
+                continue
+            if chosen and length + len(candidate.text) > self.settings.llm.answer_max_chars:
+                continue
+            chosen.append(candidate)
+            length += len(candidate.text) + 5
+        # Read in source order: a passage's sentences keep their sequence.
+        chosen.sort(key=lambda c: (c.chunk_number, c.position))
+        return " ".join(f"{c.text} [{c.chunk_number}]" for c in chosen)
+
+    def _support(self, answer: str, chunks: list[RetrievedChunk]) -> tuple[list[str], list[str]]:
+        """Answer sentences found in the sources, and those not found."""
+        claims = [strip_citations(s) for s in sentences(answer)]
+        claims = [c for c in claims if len(WORD.findall(c)) >= 3]
+        sources = [normalise(c.content) for c in chunks]
+        candidates = self._candidates(chunks)
+        source_vectors = np.stack([c.vector for c in candidates]) if candidates else None
+        supported, unsupported = [], []
+        for claim in claims:
+            if any(normalise(claim) in source for source in sources):
+                supported.append(claim)
+                continue
+            if source_vectors is not None:
+                best = float(np.max(source_vectors @ self._vectors([claim])[0]))
+                if best >= SUPPORT_COSINE:
+                    supported.append(claim)
+                    continue
+            unsupported.append(claim)
+        return supported, unsupported
+
+    def reflect(self, query: str, answer: str, chunks: list[RetrievedChunk]) -> Reflection:
+        supported, unsupported = self._support(answer, chunks)
+        total = len(supported) + len(unsupported)
+        grounded = len(supported) / total if total else 0.0
+        relevance = self.relevance(query, strip_citations(answer)) if total else 0.0
+        score = round(min(grounded, relevance), 3)
+        reason = (
+            f"{len(supported)} of {total} answer sentences are found in the sources; "
+            f"relevance of the answer to the question {relevance:.2f}"
+        )
+        if not total:
+            reason = "the answer makes no claim drawn from the sources"
+        return Reflection(
+            answer_grounded=total > 0 and not unsupported,
+            hallucination_detected=bool(unsupported),
+            reflection_score=score,
+            sources_cited=cited_numbers(answer),
+            reflection_reason=reason,
+            needs_regeneration=score < self.settings.reflect.min_score,
+        )
+
+    def verify(self, answer: str, chunks: list[RetrievedChunk]) -> Verification:
+        supported, unsupported = self._support(answer, chunks)
+        total = len(supported) + len(unsupported)
+        return Verification(
+            supported_score=round(len(supported) / total, 3) if total else 0.0,
+            unsupported_claims=unsupported,
+        )
+
+    def _feedback_terms(self, query: str, chunks: list[RetrievedChunk], limit: int) -> list[str]:
+        """Pseudo-relevance feedback: frequent content words of the best chunks."""
+        known = {w.lower() for w in WORD.findall(query)}
+        counts: Counter[str] = Counter()
+        for chunk in chunks[:3]:
+            words = {w.lower() for w in WORD.findall(chunk.content)}
+            counts.update(
+                w
+                for w in words
+                if w not in STOPWORDS and w not in known and len(w) > 3 and not w.isdigit()
+            )
+        return [word for word, _ in counts.most_common(limit)]
+
+    def refine(self, query: str, feedback: str, chunks: list[RetrievedChunk]) -> str:
+        extra = self._feedback_terms(query, chunks, limit=4)
+        return f"{query} {' '.join(extra)}".strip()
+
+    def rewrite(self, query: str, failed_chunks: list[RetrievedChunk]) -> str:
+        # Terms the failed chunks lack are what retrieval missed: put them first.
+        found = {t for c in failed_chunks for t in terms(c.content)}
+        words = [w for w in WORD.findall(query) if w.lower() not in STOPWORDS]
+        missing = [w for w in words if not (set(terms(w)) & found)]
+        extra = self._feedback_terms(query, failed_chunks, limit=2)
+        return " ".join(dict.fromkeys(missing + [query] + extra))
+
+    def decompose(self, question: str) -> list[str]:
+        parts = [p.strip() + "?" for p in re.split(r"\?+", question) if p.strip()]
+        return parts or [question]
+
+    def synthesize(self, question: str, sub_answers: list[SubAnswer]) -> str:
+        sections = []
+        seen: set[str] = set()
+        for sub in sub_answers:
+            kept = [s for s in sentences(sub.answer) if normalise(s) not in seen]
+            seen.update(normalise(s) for s in kept)
+            sections.append(f"**{sub.question}**\n{' '.join(kept) or NO_ANSWER}")
+        return "\n\n".join(sections)

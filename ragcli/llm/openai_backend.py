@@ -1,0 +1,228 @@
+"""Any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, llama.cpp server ...).
+
+The openai client retries 429 / 5xx / timeouts with backoff (honouring Retry-After) up
+to `llm.max_retries`. Structured roles parse JSON tolerantly; a reply that cannot be
+used falls back to the extractive backend's evidence, and the trace records it."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ragcli.config import Settings
+from ragcli.errors import BackendError
+from ragcli.llm import prompts
+from ragcli.llm.base import label_for
+from ragcli.llm.extractive import ExtractiveBackend
+from ragcli.models import ChunkGrade, Reflection, RetrievedChunk, SubAnswer, Verification
+from ragcli.trace.recorder import note, record_llm_call
+
+JSON_BLOCK = re.compile(r"(\{.*\}|\[.*\])", re.DOTALL)
+
+
+def parse_json(text: str) -> Any:
+    """JSON from a model reply: tolerates code fences and text around the JSON."""
+    text = text.strip()
+    if text.startswith("```"):
+        text = re.sub(r"^```[a-zA-Z]*\s*|\s*```$", "", text)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        match = JSON_BLOCK.search(text)
+        if match:
+            return json.loads(match.group(1))
+        raise
+
+
+class OpenAIBackend:
+    name = "openai"
+
+    def __init__(self, settings: Settings, fallback: ExtractiveBackend, client: Any = None):
+        self.settings = settings
+        self.model = settings.llm.model
+        self.fallback = fallback
+        if client is None:
+            import openai
+
+            api_key = settings.llm.api_key.get_secret_value() if settings.llm.api_key else None
+            client = openai.OpenAI(
+                api_key=api_key or "not-needed",  # local servers accept any key
+                base_url=settings.llm.base_url,
+                timeout=settings.llm.timeout,
+                max_retries=settings.llm.max_retries,
+            )
+        self.client = client
+
+    def _chat(self, prompt: str) -> str:
+        import openai
+
+        llm = self.settings.llm
+        try:
+            response = self.client.chat.completions.create(
+                model=llm.model,
+                messages=[
+                    {"role": "system", "content": prompts.SYSTEM},
+                    {"role": "user", "content": prompt},
+                ],
+                max_tokens=llm.max_tokens,
+                temperature=llm.temperature,
+            )
+        except openai.APIStatusError as exc:
+            record_llm_call()
+            raise BackendError(
+                f"model endpoint {self._where()} answered HTTP {exc.status_code} "
+                f"after {llm.max_retries} retries"
+            ) from None
+        except openai.APITimeoutError:
+            record_llm_call()
+            raise BackendError(
+                f"model endpoint {self._where()} timed out after {llm.timeout:g}s "
+                f"({llm.max_retries} retries)"
+            ) from None
+        except openai.APIConnectionError:
+            record_llm_call()
+            raise BackendError(f"model endpoint {self._where()} cannot be reached") from None
+        usage = getattr(response, "usage", None)
+        record_llm_call(
+            getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0
+        )
+        choices = getattr(response, "choices", None) or []
+        content = choices[0].message.content if choices else None
+        return (content or "").strip()
+
+    def _where(self) -> str:
+        return self.settings.llm.base_url or "api.openai.com"
+
+    def _structured(self, role: str, prompt: str) -> Any | None:
+        reply = self._chat(prompt)
+        try:
+            return parse_json(reply)
+        except (json.JSONDecodeError, ValueError):
+            note(f"{role}: the model's reply was not valid JSON; using the extractive fallback")
+            return None
+
+    # -- roles --------------------------------------------------------------------------
+
+    def grade(self, query: str, chunks: list[RetrievedChunk]) -> list[ChunkGrade]:
+        if not chunks:
+            return []
+        data = self._structured("grade", prompts.grade(query, chunks))
+        entries = data.get("grades") if isinstance(data, dict) else data
+        by_id: dict[int, dict] = {}
+        if isinstance(entries, list):
+            for position, entry in enumerate(entries, start=1):
+                if isinstance(entry, dict):
+                    by_id[_as_int(entry.get("id"), position)] = entry
+        crag = self.settings.crag
+        grades: list[ChunkGrade] = []
+        fallback_needed = [i for i in range(1, len(chunks) + 1) if not _valid_grade(by_id.get(i))]
+        fallback = {}
+        if fallback_needed:
+            if data is not None:
+                note(
+                    f"grade: no usable grade for source(s) {fallback_needed}; "
+                    "using the extractive fallback for those"
+                )
+            picked = [chunks[i - 1] for i in fallback_needed]
+            fallback = dict(zip(fallback_needed, self.fallback.grade(query, picked), strict=True))
+        for number in range(1, len(chunks) + 1):
+            if number in fallback:
+                grades.append(fallback[number])
+                continue
+            entry = by_id[number]
+            score = min(1.0, max(0.0, float(entry["score"])))
+            label = str(entry.get("label", "")).lower()
+            if label not in ("correct", "ambiguous", "incorrect"):
+                label = label_for(score, crag.relevant_threshold, crag.ambiguous_threshold)
+            grades.append(
+                ChunkGrade(
+                    score=score, label=label, rationale=str(entry.get("rationale", ""))[:300]
+                )
+            )
+        return grades
+
+    def generate(self, query: str, chunks: list[RetrievedChunk]) -> str:
+        return self._chat(prompts.generate(query, chunks))
+
+    def reflect(self, query: str, answer: str, chunks: list[RetrievedChunk]) -> Reflection:
+        data = self._structured("reflect", prompts.reflect(query, answer, chunks))
+        if not isinstance(data, dict) or "reflection_score" not in data:
+            if data is not None:
+                note("reflect: the verdict lacks reflection_score; using the extractive fallback")
+            return self.fallback.reflect(query, answer, chunks)
+        try:
+            score = min(1.0, max(0.0, float(data["reflection_score"])))
+        except (TypeError, ValueError):
+            note("reflect: reflection_score is not a number; using the extractive fallback")
+            return self.fallback.reflect(query, answer, chunks)
+        min_score = self.settings.reflect.min_score
+        return Reflection(
+            answer_grounded=bool(data.get("answer_grounded", score >= min_score)),
+            hallucination_detected=bool(data.get("hallucination_detected", False)),
+            reflection_score=score,
+            sources_cited=[str(s) for s in data.get("sources_cited", []) or []],
+            reflection_reason=str(data.get("reflection_reason", "")),
+            needs_regeneration=bool(data.get("needs_regeneration", score < min_score)),
+        )
+
+    def refine(self, query: str, feedback: str, chunks: list[RetrievedChunk]) -> str:
+        refined = self._chat(prompts.refine(query, feedback)).strip().strip('"')
+        return refined.splitlines()[0] if refined else self.fallback.refine(query, feedback, chunks)
+
+    def rewrite(self, query: str, failed_chunks: list[RetrievedChunk]) -> str:
+        rewritten = self._chat(prompts.rewrite(query, failed_chunks)).strip().strip('"')
+        return (
+            rewritten.splitlines()[0] if rewritten else self.fallback.rewrite(query, failed_chunks)
+        )
+
+    def decompose(self, question: str) -> list[str]:
+        agentic = self.settings.agentic
+        data = self._structured(
+            "decompose",
+            prompts.decompose(question, agentic.min_sub_questions, agentic.max_sub_questions),
+        )
+        if isinstance(data, dict):
+            data = next((v for v in data.values() if isinstance(v, list)), None)
+        if not isinstance(data, list):
+            note("decompose: no JSON array in the reply; answering the original question")
+            return [question]
+        return [str(q).strip() for q in data if isinstance(q, str | int) and str(q).strip()]
+
+    def synthesize(
+        self, question: str, sub_answers: list[SubAnswer], numbering: dict[str, int] | None = None
+    ) -> str:
+        if numbering is None:
+            numbering = {}
+            for sub in sub_answers:
+                for chunk in sub.sources:
+                    numbering.setdefault(chunk.chunk_id, len(numbering) + 1)
+        return self._chat(prompts.synthesize(question, sub_answers, numbering))
+
+    def verify(self, answer: str, chunks: list[RetrievedChunk]) -> Verification:
+        data = self._structured("verify", prompts.verify(answer, chunks))
+        try:
+            score = min(1.0, max(0.0, float(data["supported_score"])))  # type: ignore[index]
+        except (TypeError, KeyError, ValueError):
+            if data is not None:
+                note("verify: the verdict lacks supported_score; using the extractive fallback")
+            return self.fallback.verify(answer, chunks)
+        claims = data.get("unsupported_claims") or []
+        return Verification(supported_score=score, unsupported_claims=[str(c) for c in claims][:20])
+
+
+def _as_int(value: Any, default: int) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _valid_grade(entry: dict | None) -> bool:
+    if not isinstance(entry, dict):
+        return False
+    try:
+        float(entry["score"])
+    except (KeyError, TypeError, ValueError):
+        return False
+    return True

@@ -1,0 +1,13 @@
+"""The modes: each a short function composing the shared steps."""
+
+from collections.abc import Callable
+
+from ragcli.models import AskResult
+from ragcli.pipeline.context import RunContext
+from ragcli.pipeline.modes import standard
+
+Mode = Callable[[RunContext, str], AskResult]
+
+MODES: dict[str, Mode] = {
+    "standard": standard.run,
+}

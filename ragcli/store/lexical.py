@@ -1,0 +1,247 @@
+"""Persisted BM25 index for one collection, built on bm25s.
+
+bm25s cannot update an index in place, so the tokenised documents are persisted next to the
+index and the BM25 matrix is rebuilt from them at save() time, only when something changed.
+Queries load the saved matrix memory-mapped and never rebuild it.
+
+On-disk layout (``directory`` is one collection)::
+
+    CURRENT            name of the live generation; replaced atomically
+    gen-XXXXXXXX/      one complete, immutable snapshot
+        meta.json      format version, BM25 parameters, ids in matrix row order
+        tokens.json    {id: [stemmed tokens]} -- only read when the index is modified
+        bm25/          bm25s files (absent when the collection is empty)
+
+save() writes a new generation into a temporary directory, fsyncs it, renames it into place
+and then swaps CURRENT, so a process killed at any moment leaves the previous snapshot live.
+One writer per collection at a time; readers may run concurrently with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import bm25s
+import numpy as np
+import Stemmer
+
+FORMAT_VERSION = 1
+_CURRENT = "CURRENT"
+_GEN_PREFIX = "gen-"
+_TMP_PREFIX = ".tmp-"
+
+
+class LexicalIndex:
+    """BM25 over one collection's chunks, addressed by string ids."""
+
+    def __init__(self, directory: Path, *, k1: float = 1.2, b: float = 0.75) -> None:
+        # k1/b are only used when (re)building; a loaded index keeps the values it was built with.
+        self.directory = Path(directory)
+        self._k1 = k1
+        self._b = b
+        self._stemmer = Stemmer.Stemmer("english")  # not thread-safe: one per index object
+        # Query-side state, loaded lazily from the live generation.
+        self._loaded = False
+        self._row_ids: list[str] = []
+        self._retriever: bm25s.BM25 | None = None
+        # Write-side state: only materialised by the first upsert/delete.
+        self._tokens: dict[str, list[str]] | None = None
+        self._dirty = False  # edits not yet saved
+        self._stale = False  # edits not yet reflected in self._retriever
+
+    # ---- public API -------------------------------------------------------------------------
+
+    def upsert(self, ids: list[str], texts: list[str]) -> None:
+        """Add or replace documents. Visible to search() at once; persisted by save()."""
+        if len(ids) != len(texts):
+            raise ValueError(f"upsert: {len(ids)} ids but {len(texts)} texts")
+        if not ids:
+            return
+        tokens = self._editable_tokens()
+        for doc_id, toks in zip(ids, self._tokenize(texts), strict=True):
+            # Re-ingesting unchanged text must not force a re-index at save().
+            if tokens.get(doc_id) != toks:
+                tokens[doc_id] = toks
+                self._dirty = self._stale = True
+
+    def delete(self, ids: Iterable[str]) -> None:
+        tokens = self._editable_tokens()
+        for doc_id in ids:
+            if tokens.pop(doc_id, None) is not None:
+                self._dirty = self._stale = True
+
+    def save(self) -> None:
+        """Persist pending changes atomically; a no-op when nothing changed."""
+        if not self._dirty:
+            return
+        if self._stale:
+            self._build()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=_TMP_PREFIX, dir=self.directory))
+        try:
+            self._write_generation(tmp)
+            gen_name = _GEN_PREFIX + tmp.name[len(_TMP_PREFIX) :]
+            os.rename(tmp, self.directory / gen_name)
+            _fsync_dir(self.directory)
+            _atomic_write_text(self.directory / _CURRENT, gen_name + "\n")
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        self._dirty = False
+        self._remove_stale_generations(keep=gen_name)
+
+    def search(self, query: str, k: int) -> list[tuple[str, float]]:
+        """Top-k (id, raw BM25 score), best first; documents sharing no term are left out."""
+        self._ensure_searchable()
+        if self._retriever is None or k <= 0:
+            return []
+        vocab = self._retriever.vocab_dict
+        token_ids = [vocab[t] for t in self._tokenize([query])[0] if t in vocab]
+        if not token_ids:
+            return []
+        scores = self._retriever.get_scores_from_ids(token_ids)
+        top = np.flatnonzero(scores > 0)  # usually a small share of the collection
+        if len(top) > k:
+            top = top[np.argpartition(-scores[top], k - 1)[:k]]
+        # Best first; equal scores in row (insertion) order.
+        top = top[np.lexsort((top, -scores[top]))]
+        return [(self._row_ids[i], float(scores[i])) for i in top]
+
+    def ids(self) -> list[str]:
+        if self._tokens is not None:
+            return list(self._tokens)
+        self._ensure_searchable()
+        return list(self._row_ids)
+
+    def __len__(self) -> int:
+        if self._tokens is not None:
+            return len(self._tokens)
+        self._ensure_searchable()
+        return len(self._row_ids)
+
+    # ---- internals --------------------------------------------------------------------------
+
+    def _tokenize(self, texts: list[str]) -> list[list[str]]:
+        return bm25s.tokenize(
+            texts,
+            lower=True,
+            stopwords="en",
+            stemmer=self._stemmer,
+            return_ids=False,
+            show_progress=False,
+        )
+
+    def _live_generation(self) -> Path | None:
+        try:
+            name = (self.directory / _CURRENT).read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            return None
+        return self.directory / name
+
+    def _ensure_searchable(self) -> None:
+        if self._stale:
+            self._build()  # searching in the writer process sees its unsaved edits
+        elif not self._loaded:
+            self._load_generation()
+
+    def _load_generation(self) -> None:
+        try:
+            self._read_generation()
+        except FileNotFoundError:
+            # A concurrent save() swapped CURRENT and removed the generation we had just
+            # resolved; the new one is complete, so read again once.
+            self._read_generation()
+        self._loaded = True
+
+    def _read_generation(self) -> None:
+        gen = self._live_generation()
+        self._row_ids, self._retriever = [], None
+        if gen is None:
+            return
+        meta = json.loads((gen / "meta.json").read_text(encoding="utf-8"))
+        if meta.get("format") != FORMAT_VERSION:
+            raise ValueError(f"{gen}: unsupported lexical index format {meta.get('format')}")
+        if (gen / "bm25").is_dir():
+            # mmap: the query process maps the matrix instead of reading it all in.
+            self._retriever = bm25s.BM25.load(gen / "bm25", mmap=True, show_progress=False)
+        self._row_ids = meta["ids"]
+
+    def _editable_tokens(self) -> dict[str, list[str]]:
+        if self._tokens is None:
+            gen = self._live_generation()
+            if gen is None:
+                self._tokens = {}
+            else:
+                self._tokens = json.loads((gen / "tokens.json").read_text(encoding="utf-8"))
+        return self._tokens
+
+    def _build(self) -> None:
+        """Re-index the whole collection in memory from the stored tokens."""
+        assert self._tokens is not None  # only stale after an edit, which loads the tokens
+        self._row_ids = list(self._tokens)
+        self._retriever = None
+        # bm25s cannot index a corpus without a single token (e.g. only stopwords); such a
+        # collection keeps its ids but matches nothing.
+        if any(self._tokens.values()):
+            retriever = bm25s.BM25(k1=self._k1, b=self._b, method="lucene")
+            retriever.index(list(self._tokens.values()), show_progress=False)
+            self._retriever = retriever
+        self._loaded = True
+        self._stale = False
+
+    def _write_generation(self, gen: Path) -> None:
+        meta: dict[str, Any] = {
+            "format": FORMAT_VERSION,
+            "k1": self._k1,
+            "b": self._b,
+            "ids": self._row_ids,
+        }
+        (gen / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+        (gen / "tokens.json").write_text(
+            json.dumps(self._tokens, ensure_ascii=False), encoding="utf-8"
+        )
+        if self._retriever is not None:
+            self._retriever.save(gen / "bm25", show_progress=False)
+        for path in gen.rglob("*"):
+            if path.is_file():
+                _fsync_file(path)
+            elif path.is_dir():
+                _fsync_dir(path)
+        _fsync_dir(gen)
+
+    def _remove_stale_generations(self, keep: str) -> None:
+        # Old generations may still be memory-mapped by a reader; on POSIX that mapping stays
+        # valid after unlink. Leftover temp dirs come from writers that were killed.
+        for entry in self.directory.iterdir():
+            stale_gen = entry.name.startswith(_GEN_PREFIX) and entry.name != keep
+            if entry.is_dir() and (stale_gen or entry.name.startswith(_TMP_PREFIX)):
+                shutil.rmtree(entry, ignore_errors=True)
+
+
+def _fsync_file(path: Path) -> None:
+    with open(path, "rb") as f:
+        os.fsync(f.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(f"{_TMP_PREFIX}{path.name}")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)

@@ -1,0 +1,86 @@
+"""The file manifest: what was ingested into each collection, keyed by absolute path.
+
+A file's row is written only after its chunks are stored, so an interrupted ingest
+leaves files that look new or changed, and the next run redoes exactly those."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class FileRecord:
+    collection: str
+    path: str
+    sha256: str
+    size: int
+    mtime_ns: int
+    file_type: str
+    chunk_count: int
+    pages: int | None
+    ingested_at: str
+
+
+class Manifest:
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(path, timeout=30)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        with self.db:
+            self.db.execute(
+                """CREATE TABLE IF NOT EXISTS files (
+                    collection TEXT NOT NULL,
+                    path TEXT NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    mtime_ns INTEGER NOT NULL,
+                    file_type TEXT NOT NULL,
+                    chunk_count INTEGER NOT NULL,
+                    pages INTEGER,
+                    ingested_at TEXT NOT NULL,
+                    PRIMARY KEY (collection, path)
+                )"""
+            )
+
+    def get(self, collection: str, path: str) -> FileRecord | None:
+        row = self.db.execute(
+            "SELECT * FROM files WHERE collection = ? AND path = ?", (collection, path)
+        ).fetchone()
+        return FileRecord(*row) if row else None
+
+    def put(self, record: FileRecord) -> None:
+        with self.db:
+            self.db.execute(
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record.collection,
+                    record.path,
+                    record.sha256,
+                    record.size,
+                    record.mtime_ns,
+                    record.file_type,
+                    record.chunk_count,
+                    record.pages,
+                    record.ingested_at,
+                ),
+            )
+
+    def remove(self, collection: str, path: str) -> None:
+        with self.db:
+            self.db.execute(
+                "DELETE FROM files WHERE collection = ? AND path = ?", (collection, path)
+            )
+
+    def files(self, collection: str | None = None) -> list[FileRecord]:
+        if collection is None:
+            rows = self.db.execute("SELECT * FROM files ORDER BY collection, path").fetchall()
+        else:
+            rows = self.db.execute(
+                "SELECT * FROM files WHERE collection = ? ORDER BY path", (collection,)
+            ).fetchall()
+        return [FileRecord(*row) for row in rows]
+
+    def close(self) -> None:
+        self.db.close()

@@ -1,0 +1,145 @@
+"""Chroma collections: cosine space, telemetry off, embeddings always passed explicitly
+(Chroma's default embedding function would download a model at run time)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from ragcli.errors import ConfigError, RagcliError
+from ragcli.models import ChunkMetadata, RetrievedChunk
+
+COLLECTION_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
+
+
+def check_collection_name(name: str) -> str:
+    if not COLLECTION_NAME.match(name):
+        raise ConfigError(
+            f"collection {name!r}: use 3-512 characters from a-z A-Z 0-9 . _ -, "
+            "starting and ending with a letter or digit"
+        )
+    return name
+
+
+class VectorStore:
+    def __init__(self, store_dir: Path, url: str | None = None):
+        import chromadb
+        from chromadb.config import Settings as ChromaSettings
+
+        chroma_settings = ChromaSettings(anonymized_telemetry=False)
+        if url:
+            parsed = urlparse(url)
+            if not parsed.hostname:
+                raise ConfigError(f"store.url: {url!r} is not an http://HOST:PORT address")
+            self.client = chromadb.HttpClient(
+                host=parsed.hostname,
+                port=parsed.port or 8000,
+                ssl=parsed.scheme == "https",
+                settings=chroma_settings,
+            )
+            self.location = url
+        else:
+            self.client = chromadb.PersistentClient(
+                path=str(store_dir / "chroma"), settings=chroma_settings
+            )
+            self.location = str(store_dir)
+        self._collections: dict[str, Any] = {}
+
+    def collection(self, name: str, create: bool = False):
+        if name not in self._collections:
+            check_collection_name(name)
+            if create:
+                self._collections[name] = self.client.get_or_create_collection(
+                    name, embedding_function=None, metadata={"hnsw:space": "cosine"}
+                )
+            else:
+                try:
+                    self._collections[name] = self.client.get_collection(
+                        name, embedding_function=None
+                    )
+                except Exception:
+                    return None
+        return self._collections[name]
+
+    def collection_names(self) -> list[str]:
+        return sorted(c if isinstance(c, str) else c.name for c in self.client.list_collections())
+
+    def count(self, name: str) -> int:
+        collection = self.collection(name)
+        return collection.count() if collection is not None else 0
+
+    def upsert(
+        self,
+        name: str,
+        ids: list[str],
+        texts: list[str],
+        embeddings: Any,
+        metadatas: list[dict[str, Any]],
+    ) -> None:
+        collection = self.collection(name, create=True)
+        # Chroma rejects None values: absent fields are simply left out.
+        clean = [{k: v for k, v in m.items() if v is not None} for m in metadatas]
+        # Chroma bounds the batch size of one call.
+        step = max(1, min(len(ids), self.client.get_max_batch_size()))
+        for start in range(0, len(ids), step):
+            end = start + step
+            collection.upsert(
+                ids=ids[start:end],
+                documents=texts[start:end],
+                embeddings=embeddings[start:end],
+                metadatas=clean[start:end],
+            )
+
+    def delete(self, name: str, where: dict[str, Any] | None = None, ids: list[str] | None = None):
+        collection = self.collection(name)
+        if collection is None:
+            return
+        if ids is not None and not ids:
+            return
+        collection.delete(where=where, ids=ids)
+
+    def ids_where(self, name: str, where: dict[str, Any]) -> list[str]:
+        collection = self.collection(name)
+        if collection is None:
+            return []
+        return collection.get(where=where, include=[])["ids"]
+
+    def query(self, name: str, embedding: Any, top_k: int) -> list[RetrievedChunk]:
+        collection = self.collection(name)
+        if collection is None:
+            return []
+        try:
+            result = collection.query(
+                query_embeddings=[embedding],
+                n_results=top_k,
+                include=["documents", "metadatas", "distances"],
+            )
+        except Exception as exc:  # a damaged index or an unreachable server
+            raise RagcliError(f"vector store {self.location}: query failed: {exc}") from None
+        chunks = []
+        for text, meta, distance in zip(
+            result["documents"][0], result["metadatas"][0], result["distances"][0], strict=True
+        ):
+            similarity = round(1.0 - float(distance), 4)
+            chunks.append(
+                RetrievedChunk(
+                    content=text,
+                    score=similarity,
+                    metadata=ChunkMetadata(**meta),
+                    component_scores={"dense": similarity},
+                )
+            )
+        return chunks
+
+    def get(self, name: str, ids: list[str]) -> list[RetrievedChunk]:
+        collection = self.collection(name)
+        if collection is None or not ids:
+            return []
+        result = collection.get(ids=ids, include=["documents", "metadatas"])
+        by_id = {
+            i: RetrievedChunk(content=t, score=0.0, metadata=ChunkMetadata(**m))
+            for i, t, m in zip(result["ids"], result["documents"], result["metadatas"], strict=True)
+        }
+        return [by_id[i] for i in ids if i in by_id]

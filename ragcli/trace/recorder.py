@@ -1,0 +1,116 @@
+"""Trace records: each pipeline step records itself; model calls add their usage to the
+step they run in, so mode code never touches the trace directly."""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+log = logging.getLogger("ragcli")
+
+_current_step: contextvars.ContextVar[StepRecord | None] = contextvars.ContextVar(
+    "ragcli_step", default=None
+)
+
+
+@dataclass
+class StepRecord:
+    name: str
+    inputs: dict[str, Any] = field(default_factory=dict)
+    scores: dict[str, Any] = field(default_factory=dict)
+    threshold: dict[str, Any] = field(default_factory=dict)
+    decision: str = ""
+    ms: float = 0.0
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    web_searches: int = 0
+    notes: list[str] = field(default_factory=list)
+    # Step-specific tables (per-chunk grades, web results, reflection verdicts ...).
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def note(self, message: str) -> None:
+        self.notes.append(message)
+        log.info(message)
+
+
+@dataclass
+class Trace:
+    question: str
+    mode: str
+    thresholds: dict[str, Any] = field(default_factory=dict)
+    backend: dict[str, str] = field(default_factory=dict)
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
+    steps: list[StepRecord] = field(default_factory=list)
+    answer: str = ""
+    answer_type: str = ""
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    total_ms: float = 0.0
+    result: dict[str, Any] = field(default_factory=dict)
+
+    @contextmanager
+    def step(self, name: str, **inputs: Any) -> Iterator[StepRecord]:
+        record = StepRecord(name=name, inputs=inputs)
+        self.steps.append(record)
+        token = _current_step.set(record)
+        started = time.perf_counter()
+        try:
+            yield record
+        finally:
+            record.ms = round((time.perf_counter() - started) * 1000, 1)
+            _current_step.reset(token)
+
+    def usage(self) -> dict[str, int]:
+        return {
+            "llm_calls": sum(s.llm_calls for s in self.steps),
+            "prompt_tokens": sum(s.prompt_tokens for s in self.steps),
+            "completion_tokens": sum(s.completion_tokens for s in self.steps),
+            "web_searches": sum(s.web_searches for s in self.steps),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["usage"] = self.usage()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Trace:
+        data = dict(data)
+        data.pop("usage", None)
+        steps = [StepRecord(**step) for step in data.pop("steps", [])]
+        return cls(steps=steps, **data)
+
+
+def current_step() -> StepRecord | None:
+    return _current_step.get()
+
+
+def record_llm_call(prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+    step = _current_step.get()
+    if step is not None:
+        step.llm_calls += 1
+        step.prompt_tokens += prompt_tokens
+        step.completion_tokens += completion_tokens
+
+
+def record_web_search() -> None:
+    step = _current_step.get()
+    if step is not None:
+        step.web_searches += 1
+
+
+def note(message: str) -> None:
+    """Record a note (a fallback, a failure, a warning) on the step that is running."""
+    step = _current_step.get()
+    if step is not None:
+        step.note(message)
+    else:
+        log.info(message)

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Set everything up and run the main job on the embedded defaults:
+# create .venv, install, ingest sample_corpus/, ask a sample question, show its trace.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install.sh
+export PATH="$PWD/.venv/bin:$PATH"
+ragcli ingest sample_corpus
+ragcli ask "How long do I have to get a refund on an annual plan?"
+ragcli trace

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Create .venv and install ragcli with its test tools. torch is installed first and pinned
+# (torch==2.13.0, the CPU build) so that no dependency pulls a multi-GB CUDA build.
+# Elsewhere, point pip at PyTorch's CPU index first:
+#   PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu ./scripts/install.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/pip install -q torch==2.13.0
+.venv/bin/pip install -q -e '.[dev]'

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Set up (as scripts/install.sh) and run the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install.sh
+.venv/bin/ruff check ragcli tests
+exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,62 @@
+import pytest
+
+from ragcli.ingest.chunker import Chunker
+from ragcli.ingest.loaders import Section
+from ragcli.store.embedder import bundled_model_dir
+from ragcli.store.tokenizer import TokenCounter
+
+
+@pytest.fixture(scope="module")
+def counter():
+    return TokenCounter(bundled_model_dir())
+
+
+def full_length(counter, text):
+    # The model sees [CLS] text [SEP]: count exactly what it would embed.
+    return len(counter.tokenizer.encode(text).ids)
+
+
+def test_short_section_is_one_chunk(counter):
+    chunks = Chunker(counter).chunk([Section("A short note.", heading="Intro")])
+    assert len(chunks) == 1
+    assert chunks[0].method == "section" and chunks[0].heading == "Intro"
+    assert chunks[0].token_count == full_length(counter, "A short note.")
+
+
+def test_no_chunk_exceeds_the_model_window(counter):
+    paragraph = " ".join(f"Sentence number {i} talks about synchronisation." for i in range(40))
+    one_long_sentence = " ".join(f"word{i}" for i in range(900))
+    no_spaces = "x" * 20000
+    text = "\n\n".join([paragraph, "A small paragraph.", one_long_sentence, no_spaces])
+    chunks = Chunker(counter, max_tokens=256, overlap_tokens=32).chunk([Section(text, page=3)])
+    assert len(chunks) > 5
+    for chunk in chunks:
+        assert full_length(counter, chunk.text) <= 256
+        assert chunk.token_count == full_length(counter, chunk.text)
+        assert chunk.page == 3
+    methods = {c.method for c in chunks}
+    assert "token" in methods and "sentence" in methods
+
+
+def test_paragraphs_are_kept_whole_before_sentences_are_split(counter):
+    paragraphs = [" ".join(["alpha beta gamma."] * 20) + f" end{i}." for i in range(6)]
+    chunks = Chunker(counter, max_tokens=256, overlap_tokens=0).chunk(
+        [Section("\n\n".join(paragraphs))]
+    )
+    for chunk in chunks:
+        assert chunk.method == "paragraph"
+        for part in chunk.text.split("\n\n"):
+            assert part in paragraphs
+
+
+def test_overlap_repeats_the_tail_of_the_previous_chunk(counter):
+    sentences = [f"Fact {i} is recorded here." for i in range(120)]
+    text = " ".join(sentences)
+    chunks = Chunker(counter, max_tokens=128, overlap_tokens=24).chunk([Section(text)])
+    assert len(chunks) >= 3
+    for before, after in zip(chunks, chunks[1:], strict=False):
+        first_of_next = after.text.split(". ")[0] + "."
+        last_of_previous = before.text.rsplit(". ", 1)[-1]
+        assert first_of_next in before.text and last_of_previous in after.text
+    without = Chunker(counter, max_tokens=128, overlap_tokens=0).chunk([Section(text)])
+    assert len(without) < len(chunks)

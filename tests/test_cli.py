@@ -1,0 +1,96 @@
+import json
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+from ragcli.cli import app
+from tests.conftest import SAMPLE
+
+runner = CliRunner()
+
+
+def test_ask_on_missing_store_says_to_ingest_first(tmp_path):
+    result = runner.invoke(app, ["ask", "anything?", "--store", str(tmp_path / "none")])
+    assert result.exit_code == 2
+    assert "run `ragcli ingest PATH` first" in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "none").exists()  # asking creates nothing
+
+
+def test_ingest_ask_trace_through_the_cli(tmp_path):
+    store = str(tmp_path / "store")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "refunds.md").write_text(
+        "# Refunds\nAnnual plans can be refunded within 30 days of purchase.\n"
+    )
+    (docs / "notes.xyz").write_text("unsupported")
+    result = runner.invoke(app, ["ingest", str(docs), "--store", store, "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["files_new"] == 1 and summary["files_skipped"] == 1
+    reasons = {f["path"].rsplit("/", 1)[-1]: f["reason"] for f in summary["files"]}
+    assert reasons["notes.xyz"] == "unsupported file type .xyz"
+
+    result = runner.invoke(app, ["ingest", str(docs), "--store", store])
+    assert result.exit_code == 0 and "unchanged" in result.output
+
+    result = runner.invoke(
+        app, ["ask", "How long can I get a refund for an annual plan?", "--store", store, "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    assert "30 days" in answer["answer"] and "[1]" in answer["answer"]
+    assert answer["backend"]["llm"] == "extractive"
+    assert answer["sources"][0]["metadata"]["file_type"] == "md"
+
+    result = runner.invoke(app, ["trace", "--store", store, "--json"])
+    record = json.loads(result.output)
+    assert record["id"] == answer["trace_id"]
+    assert [s["name"] for s in record["steps"]] == ["retrieve", "generate"]
+    assert record["thresholds"]["crag"]["relevant_threshold"] == 0.7
+
+    result = runner.invoke(app, ["trace", "--store", store])
+    assert result.exit_code == 0 and "retrieve" in result.output and "30 days" in result.output
+    result = runner.invoke(app, ["trace", "--list", "--store", store])
+    assert answer["trace_id"] in result.output
+
+
+def test_ingest_exit_code_when_files_fail(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ok.md").write_text("fine")
+    (docs / "empty.md").write_text("")
+    result = runner.invoke(app, ["ingest", str(docs), "--store", str(tmp_path / "s")])
+    assert result.exit_code == 3
+    assert "empty file" in result.output
+
+
+def test_bad_mode_and_bad_path_are_usage_errors(tmp_path):
+    result = runner.invoke(app, ["ask", "q", "--mode", "wild", "--store", str(tmp_path)])
+    assert result.exit_code == 2 and "--mode 'wild'" in result.output
+    result = runner.invoke(
+        app, ["ingest", str(tmp_path / "missing"), "--store", str(tmp_path / "s")]
+    )
+    assert result.exit_code == 1 and "no such file or directory" in result.output
+
+
+def test_light_commands_do_not_import_heavy_libraries(tmp_path):
+    heavy = ("torch", "sentence_transformers", "chromadb")
+    for args in (["--help"], ["config"], ["trace", "--store", str(tmp_path)]):
+        code = (
+            f"import sys; sys.argv = ['ragcli', *{args!r}]\n"
+            "from ragcli.cli import app\n"
+            "try:\n    app()\nexcept SystemExit:\n    pass\n"
+            f"print(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r}))"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path
+        )
+        assert out.stdout.strip().splitlines()[-1] == "[]", (args, out.stdout[-300:])
+
+
+def test_sample_corpus_exists_with_every_file_type():
+    suffixes = {p.suffix for p in SAMPLE.rglob("*") if p.is_file()}
+    assert {".md", ".txt", ".pdf", ".html", ".yaml"} <= suffixes

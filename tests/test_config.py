@@ -1,0 +1,96 @@
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ragcli.cli import app
+from ragcli.config import load_settings
+from ragcli.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_defaults_match_the_reference_thresholds():
+    s = load_settings(None, environ={})
+    assert (s.crag.relevant_threshold, s.crag.ambiguous_threshold) == (0.7, 0.4)
+    assert (s.reflect.min_score, s.reflect.max_retries) == (0.8, 2)
+    assert (
+        s.tos.qna_threshold,
+        s.tos.qna_mid_threshold,
+        s.tos.tos_threshold,
+        s.tos.tos_mid_threshold,
+        s.tos.tos_low_threshold,
+        s.tos.verification_threshold,
+    ) == (0.80, 0.70, 0.65, 0.55, 0.40, 0.70)
+    assert (s.agentic.min_sub_questions, s.agentic.max_sub_questions, s.agentic.top_k) == (2, 4, 5)
+    assert (s.retrieval.top_k, s.llm.model, s.llm.max_tokens, s.web.max_results) == (
+        5,
+        "gpt-4o-mini",
+        500,
+        3,
+    )
+
+
+def test_shipped_config_yaml_equals_builtin_defaults():
+    assert load_settings(ROOT / "config.yaml", environ={}) == load_settings(None, environ={})
+
+
+def test_precedence_defaults_file_env_flags(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text("retrieval:\n  top_k: 7\ncrag:\n  relevant_threshold: 0.8\n")
+    s = load_settings(config, environ={})
+    assert s.retrieval.top_k == 7 and s.crag.relevant_threshold == 0.8
+    env = {"RAGCLI_RETRIEVAL__TOP_K": "9", "RAGCLI_STORE": "/tmp/x"}
+    s = load_settings(config, environ=env)
+    assert s.retrieval.top_k == 9 and s.store.path == "/tmp/x"
+    s = load_settings(config, {"retrieval.top_k": 3}, environ=env)
+    assert s.retrieval.top_k == 3 and s.crag.relevant_threshold == 0.8
+
+
+def test_config_yaml_in_working_directory_is_read(isolated):
+    (isolated / "config.yaml").write_text("retrieval:\n  top_k: 11\n")
+    assert load_settings(None, environ={}).retrieval.top_k == 11
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("crag:\n  relevant_treshold: 0.5\n", "crag.relevant_treshold: unknown key"),
+        ("retrieval:\n  top_k: many\n", "retrieval.top_k"),
+        ("crag:\n  relevant_threshold: 1.5\n", "crag.relevant_threshold"),
+        ("tos:\n  tos_mid_threshold: 0.9\n", "tos: tos thresholds must satisfy"),
+        ("crag:\n  ambiguous_threshold: 0.9\n", "ambiguous_threshold must not be above"),
+        ("bogus:\n  x: 1\n", "bogus: unknown key"),
+        ("crag: [1, 2\n", "not valid YAML"),
+    ],
+)
+def test_bad_values_are_one_error_naming_the_key(tmp_path, text, expected):
+    config = tmp_path / "bad.yaml"
+    config.write_text(text)
+    with pytest.raises(ConfigError) as error:
+        load_settings(config, environ={})
+    assert expected in str(error.value)
+    assert str(config) in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_bad_environment_value_names_the_key():
+    with pytest.raises(ConfigError, match="reflect.min_score"):
+        load_settings(None, environ={"RAGCLI_REFLECT__MIN_SCORE": "2"})
+
+
+def test_config_command_redacts_secrets_and_fails_cleanly(tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(
+        app,
+        ["config", "--json"],
+        env={"OPENAI_API_KEY": "sk-secret-123", "TAVILY_API_KEY": "tvly-abc"},
+    )
+    assert result.exit_code == 0
+    assert "sk-secret-123" not in result.output and "tvly-abc" not in result.output
+    assert '"api_key": "***"' in result.output
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("llm:\n  temperature: hot\n")
+    result = runner.invoke(app, ["config", "--config", str(bad)])
+    assert result.exit_code == 2
+    assert "llm.temperature" in result.output and "Traceback" not in result.output

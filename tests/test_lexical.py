@@ -1,0 +1,246 @@
+import math
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import bm25s
+import numpy as np
+import pytest
+
+from ragcli.store.lexical import LexicalIndex
+
+K1, B = 1.2, 0.75  # LexicalIndex defaults
+
+# After lowercasing, stopword removal and English stemming:
+#   a -> cat chase mice (3 tokens), b -> dog chase cat cat (4), c -> bird sing (2)
+DOCS = {
+    "a": "Cats chase mice.",
+    "b": "The dogs chase cats, cats!",
+    "c": "Birds sing",
+}
+
+
+def bm25(tf: int, df: int, n_docs: int, doc_len: int, avg_len: float) -> float:
+    """Lucene BM25 for one query term, written out independently of bm25s."""
+    idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+    return idf * tf / (tf + K1 * (1 - B + B * doc_len / avg_len))
+
+
+def make(path: Path, docs: dict[str, str] = DOCS) -> LexicalIndex:
+    index = LexicalIndex(path)
+    index.upsert(list(docs), list(docs.values()))
+    index.save()
+    return index
+
+
+def generations(path: Path) -> list[str]:
+    return sorted(p.name for p in path.iterdir() if p.is_dir())
+
+
+def test_empty_index(tmp_path: Path) -> None:
+    index = LexicalIndex(tmp_path / "never-saved")
+    assert index.search("cats", 5) == []
+    assert len(index) == 0
+    assert index.ids() == []
+    index.save()  # nothing changed: no-op
+    assert not (tmp_path / "never-saved").exists()
+
+
+def test_scores_are_raw_bm25_best_first_positive_only(tmp_path: Path) -> None:
+    make(tmp_path)
+    hits = LexicalIndex(tmp_path).search("cat", 10)
+    # avg len 3; "cat" is in 2 of 3 docs; "c" has no "cat" and must be left out, not scored 0.
+    assert [doc_id for doc_id, _ in hits] == ["b", "a"]
+    assert hits[0][1] == pytest.approx(bm25(tf=2, df=2, n_docs=3, doc_len=4, avg_len=3), rel=1e-6)
+    assert hits[1][1] == pytest.approx(bm25(tf=1, df=2, n_docs=3, doc_len=3, avg_len=3), rel=1e-6)
+
+
+def test_query_terms_are_stemmed_and_summed(tmp_path: Path) -> None:
+    make(tmp_path)
+    (doc_id, score), *rest = LexicalIndex(tmp_path).search("Chasing MICE", 10)
+    assert doc_id == "a"
+    expected = bm25(tf=1, df=2, n_docs=3, doc_len=3, avg_len=3) + bm25(
+        tf=1, df=1, n_docs=3, doc_len=3, avg_len=3
+    )
+    assert score == pytest.approx(expected, rel=1e-6)
+    assert [d for d, _ in rest] == ["b"]
+
+
+def test_k_limits_results(tmp_path: Path) -> None:
+    make(tmp_path)
+    index = LexicalIndex(tmp_path)
+    assert [d for d, _ in index.search("cat", 1)] == ["b"]
+    assert index.search("cat", 0) == []
+
+
+@pytest.mark.parametrize("query", ["", "the of and", "zebra", "!!!"])
+def test_query_without_known_tokens_returns_nothing(tmp_path: Path, query: str) -> None:
+    make(tmp_path)
+    assert LexicalIndex(tmp_path).search(query, 10) == []
+
+
+def test_incremental_upsert_across_instances(tmp_path: Path) -> None:
+    make(tmp_path)
+    second = LexicalIndex(tmp_path)
+    second.upsert(["d"], ["a cat naps"])
+    second.save()
+
+    third = LexicalIndex(tmp_path)
+    assert len(third) == 4
+    assert third.ids() == ["a", "b", "c", "d"]
+    # Statistics are recomputed over all 4 docs: avg len (3+4+2+2)/4, "cat" now in 3 docs.
+    hits = dict(third.search("cat", 10))
+    assert set(hits) == {"a", "b", "d"}
+    assert hits["d"] == pytest.approx(bm25(1, 3, 4, 2, 11 / 4), rel=1e-6)
+    assert hits["a"] == pytest.approx(bm25(1, 3, 4, 3, 11 / 4), rel=1e-6)
+
+
+def test_upsert_replaces_existing_id(tmp_path: Path) -> None:
+    make(tmp_path)
+    index = LexicalIndex(tmp_path)
+    index.upsert(["a"], ["Quantum physics"])
+    index.save()
+
+    reopened = LexicalIndex(tmp_path)
+    assert len(reopened) == 3
+    assert reopened.ids() == ["a", "b", "c"]  # replacing keeps the id's position
+    assert [d for d, _ in reopened.search("mice", 10)] == []
+    assert [d for d, _ in reopened.search("cat", 10)] == ["b"]
+    assert [d for d, _ in reopened.search("quantum", 10)] == ["a"]
+
+
+def test_duplicate_ids_in_one_upsert_last_wins(tmp_path: Path) -> None:
+    index = LexicalIndex(tmp_path)
+    index.upsert(["x", "x"], ["first text", "second text"])
+    assert len(index) == 1
+    assert index.search("first", 5) == []
+    assert [d for d, _ in index.search("second", 5)] == ["x"]
+
+
+def test_delete(tmp_path: Path) -> None:
+    make(tmp_path)
+    index = LexicalIndex(tmp_path)
+    index.delete(["b", "no-such-id"])
+    index.save()
+
+    reopened = LexicalIndex(tmp_path)
+    assert reopened.ids() == ["a", "c"]
+    # b is gone from the statistics too: N=2, "cat" df=1, avg len 2.5.
+    assert reopened.search("cat", 10) == [("a", pytest.approx(bm25(1, 1, 2, 3, 2.5), rel=1e-6))]
+
+    reopened.delete(["a", "c"])
+    reopened.save()
+    emptied = LexicalIndex(tmp_path)
+    assert len(emptied) == 0
+    assert emptied.search("cat", 10) == []
+
+
+def test_writer_sees_its_unsaved_edits_readers_do_not(tmp_path: Path) -> None:
+    make(tmp_path)
+    writer = LexicalIndex(tmp_path)
+    writer.upsert(["d"], ["zebra"])
+    writer.delete(["a"])
+    assert [d for d, _ in writer.search("zebra", 5)] == ["d"]
+    assert [d for d, _ in writer.search("mice", 5)] == []
+    reader = LexicalIndex(tmp_path)
+    assert reader.search("zebra", 5) == []
+    assert [d for d, _ in reader.search("mice", 5)] == ["a"]
+
+
+def test_query_loads_memory_mapped_and_never_rebuilds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make(tmp_path)
+
+    def no_indexing(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a query must not rebuild the BM25 index")
+
+    monkeypatch.setattr(bm25s.BM25, "index", no_indexing)
+    index = LexicalIndex(tmp_path)
+    assert [d for d, _ in index.search("cat", 5)] == ["b", "a"]
+    assert isinstance(index._retriever.scores["data"], np.memmap)
+
+
+def test_save_without_changes_keeps_generation(tmp_path: Path) -> None:
+    make(tmp_path)
+    before = (tmp_path / "CURRENT").read_text()
+    index = LexicalIndex(tmp_path)
+    index.upsert(["a"], [DOCS["a"]])  # same text again: nothing to re-index
+    index.delete(["no-such-id"])
+    index.save()
+    assert (tmp_path / "CURRENT").read_text() == before
+    assert generations(tmp_path) == [before.strip()]
+
+
+def test_failed_save_leaves_previous_index_live(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make(tmp_path)
+    before = generations(tmp_path)
+
+    def broken_save(self: bm25s.BM25, *args: object, **kwargs: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(bm25s.BM25, "save", broken_save)
+    index = LexicalIndex(tmp_path)
+    index.upsert(["d"], ["zebra"])
+    with pytest.raises(OSError, match="disk full"):
+        index.save()
+
+    assert generations(tmp_path) == before  # the half-written temp dir was removed
+    reopened = LexicalIndex(tmp_path)
+    assert reopened.ids() == ["a", "b", "c"]
+    assert reopened.search("zebra", 5) == []
+
+
+def test_process_killed_before_switch_leaves_previous_index(tmp_path: Path) -> None:
+    make(tmp_path)
+    # A real process, killed (os._exit skips all cleanup) after the new generation is on disk
+    # but before CURRENT points at it.
+    script = textwrap.dedent(
+        f"""
+        import os
+        from pathlib import Path
+        from ragcli.store import lexical
+        lexical._atomic_write_text = lambda path, text: os._exit(9)
+        index = lexical.LexicalIndex(Path({str(tmp_path)!r}))
+        index.upsert(["d"], ["zebra"])
+        index.delete(["a"])
+        index.save()
+        """
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], check=False, capture_output=True, text=True
+    )
+    assert proc.returncode == 9, proc.stderr
+    assert len(generations(tmp_path)) == 2  # the orphan generation is still there
+
+    survivor = LexicalIndex(tmp_path)
+    assert survivor.ids() == ["a", "b", "c"]
+    assert survivor.search("zebra", 5) == []
+
+    # The next successful save cleans up the orphan and stale temp dirs.
+    (tmp_path / ".tmp-crashed").mkdir()
+    survivor.upsert(["e"], ["owl"])
+    survivor.save()
+    assert generations(tmp_path) == [(tmp_path / "CURRENT").read_text().strip()]
+    assert LexicalIndex(tmp_path).ids() == ["a", "b", "c", "e"]
+
+
+def test_documents_with_only_stopwords(tmp_path: Path) -> None:
+    index = LexicalIndex(tmp_path)
+    index.upsert(["s"], ["the of and"])
+    index.save()
+    only_stop = LexicalIndex(tmp_path)
+    assert only_stop.ids() == ["s"]
+    assert only_stop.search("the", 5) == []
+
+    only_stop.upsert(["a"], ["cats"])
+    only_stop.save()
+    assert [d for d, _ in LexicalIndex(tmp_path).search("cats", 5)] == ["a"]
+
+
+def test_upsert_length_mismatch(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="2 ids but 1 texts"):
+        LexicalIndex(tmp_path).upsert(["a", "b"], ["only one"])

@@ -1,0 +1,66 @@
+import json
+import sqlite3
+
+from ragcli.trace.recorder import Trace, record_llm_call
+from ragcli.trace.store import SCHEMA_VERSION, TraceStore
+
+
+def make_trace(question="q?") -> Trace:
+    trace = Trace(question=question, mode="standard", thresholds={"crag": {"x": 0.7}})
+    with trace.step("retrieve", query=question) as step:
+        step.scores = {"best": 0.61}
+        step.threshold = {"relevant": 0.7}
+        step.decision = "5 chunks"
+        record_llm_call(10, 3)
+    trace.answer = "an answer [1]"
+    trace.total_ms = 12.5
+    return trace
+
+
+def test_round_trip(tmp_path):
+    store = TraceStore(tmp_path / "traces.sqlite")
+    trace = make_trace()
+    store.save(trace)
+    loaded = store.get(trace.id[:6])
+    assert loaded.to_dict() == trace.to_dict()
+    assert loaded.usage() == {
+        "llm_calls": 1,
+        "prompt_tokens": 10,
+        "completion_tokens": 3,
+        "web_searches": 0,
+    }
+    assert store.get().id == trace.id
+    assert store.get("nope") is None
+
+
+def test_recent_lists_newest_first(tmp_path):
+    store = TraceStore(tmp_path / "t.sqlite")
+    first, second = make_trace("first"), make_trace("second")
+    second.created_at = "9999"  # later than any real time
+    store.save(first)
+    store.save(second)
+    assert [r["question"] for r in store.recent()] == ["second", "first"]
+
+
+def test_older_schema_is_migrated(tmp_path):
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE runs (id TEXT PRIMARY KEY, created_at TEXT NOT NULL, question TEXT "
+        "NOT NULL, mode TEXT NOT NULL, answer TEXT NOT NULL, total_ms REAL NOT NULL, "
+        "record TEXT NOT NULL)"
+    )
+    db.execute("CREATE INDEX runs_created ON runs(created_at)")
+    old = make_trace("old run")
+    db.execute(
+        "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (old.id, old.created_at, old.question, "standard", "a", 1.0, json.dumps(old.to_dict())),
+    )
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+    store = TraceStore(path)
+    store.save(make_trace("new run"))
+    assert {r["question"] for r in store.recent()} == {"old run", "new run"}
+    version = sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0]
+    assert version == SCHEMA_VERSION
