@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
 from tokenizers import Tokenizer
 
 
-@lru_cache(maxsize=4)
 def load_tokenizer(model_dir: Path) -> Tokenizer:
+    """A fresh tokenizer each call: callers set their own limits (the embedder truncates at
+    the model window; counting must not)."""
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
     # The bundled tokenizer.json truncates and pads at 128: counting must see every piece.
     tokenizer.no_truncation()
