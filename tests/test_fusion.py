@@ -1,6 +1,7 @@
 import pytest
 
 from ragcli.store.fusion import (
+    DEFAULT_RRF_K,
     FusedHit,
     min_max_normalise,
     reciprocal_rank_fusion,
@@ -13,11 +14,21 @@ RANKINGS = {"dense": ["a", "b", "c"], "bm25": ["c", "a", "d"]}
 
 def test_rrf_k60_by_hand() -> None:
     # a: ranks 1 and 2, c: ranks 3 and 1, b: rank 2 only, d: rank 3 only.
-    assert reciprocal_rank_fusion(RANKINGS) == [
+    assert reciprocal_rank_fusion(RANKINGS, k=60) == [
         ("a", pytest.approx(1 / 61 + 1 / 62, abs=1e-15)),
         ("c", pytest.approx(1 / 63 + 1 / 61, abs=1e-15)),
         ("b", pytest.approx(1 / 62, abs=1e-15)),
         ("d", pytest.approx(1 / 63, abs=1e-15)),
+    ]
+
+
+def test_rrf_default_k_is_1_by_hand() -> None:
+    assert DEFAULT_RRF_K == 1
+    assert reciprocal_rank_fusion(RANKINGS) == [
+        ("a", pytest.approx(1 / 2 + 1 / 3)),  # 0.833
+        ("c", pytest.approx(1 / 4 + 1 / 2)),  # 0.75
+        ("b", pytest.approx(1 / 3)),
+        ("d", pytest.approx(1 / 4)),
     ]
 
 
@@ -33,7 +44,7 @@ def test_rrf_small_k_and_weights_by_hand() -> None:
 
 def test_rrf_weights_can_flip_the_order() -> None:
     # Unweighted, a (1/61 + 1/62) beats c (1/63 + 1/61); tripling bm25 puts c (its #1) first.
-    fused = reciprocal_rank_fusion(RANKINGS, weights={"dense": 1.0, "bm25": 3.0})
+    fused = reciprocal_rank_fusion(RANKINGS, k=60, weights={"dense": 1.0, "bm25": 3.0})
     assert [d for d, _ in fused] == ["c", "a", "d", "b"]
     assert dict(fused)["c"] == pytest.approx(1 / 63 + 3 / 61)
 
@@ -76,6 +87,17 @@ def test_weighted_score_fusion_by_hand() -> None:
         ("b", 0.0),  # dense's worst, missing from bm25
         ("d", 0.0),  # bm25's worst, missing from dense; ties keep first appearance
     ]
+
+
+def test_weighted_score_fusion_defaults_to_equal_weights() -> None:
+    assert weighted_score_fusion(SCORES) == [
+        ("a", pytest.approx(0.5 * 1 + 0.5 * 0.5)),  # 0.75
+        ("c", pytest.approx(0.5 * 0.5 + 0.5 * 1)),  # 0.75, tie: a appeared first
+        ("b", 0.0),
+        ("d", 0.0),
+    ]
+    assert weighted_score_fusion({"bm25": {"x": 3.0, "y": 1.0}}) == [("x", 1.0), ("y", 0.0)]
+    assert weighted_score_fusion({}) == []
 
 
 def test_weighted_score_fusion_is_scale_free() -> None:

@@ -2,13 +2,18 @@
 
 Pure functions over retriever name -> results. Ties are broken by first appearance, taking
 the retrievers in the order given, so output is deterministic.
+
+Defaults come from SciFact train (809 queries; all-MiniLM-L6-v2 by best chunk + BM25; nDCG@10):
+weighted_score_fusion with equal weights over the top DEFAULT_CANDIDATES of each retriever
+scored 0.736, RRF k=1 0.728, RRF k=60 (the textbook value) 0.715, BM25 alone 0.696.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-DEFAULT_RRF_K = 60
+DEFAULT_RRF_K = 1  # beat k=5..100 on SciFact train; k=60 was significantly worse
+DEFAULT_CANDIDATES = 100  # hits to take from each retriever before fusing (50..1000 ~ same)
 
 
 def reciprocal_rank_fusion(
@@ -32,14 +37,18 @@ def reciprocal_rank_fusion(
 
 
 def weighted_score_fusion(
-    scores: dict[str, dict[str, float]], weights: dict[str, float]
+    scores: dict[str, dict[str, float]], weights: dict[str, float] | None = None
 ) -> list[tuple[str, float]]:
     """score(d) = sum over r of weights[r] * minmax_r(d); a doc r did not return counts 0.
 
     Min-max runs over each retriever's own result list, so its best hit scores 1 and its worst
     0 -- raw BM25 and cosine scores live on unrelated scales. A retriever whose hits all score
-    the same gives them all 1.
+    the same gives them all 1. Without weights, each retriever weighs 1/len(scores) (equal
+    weights won on SciFact train; 0.4-0.55 for dense was a plateau), so fused scores stay in
+    [0, 1].
     """
+    if weights is None:
+        weights = dict.fromkeys(scores, 1 / len(scores)) if scores else {}
     fused: dict[str, float] = {}
     for name, by_id in scores.items():
         w = _weight(weights, name)
