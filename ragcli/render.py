@@ -150,7 +150,13 @@ def band_table(path: list[dict[str, Any]]) -> Table:
 def tos_view(details: dict[str, Any]) -> list[Any]:
     parts: list[Any] = [band_table(details.get("path", []))]
     if details.get("matched_question"):
-        parts.append(Text(f"closest FAQ question: {details['matched_question']}", style="dim"))
+        parts.append(
+            Text(
+                f"closest FAQ question ({fmt(details.get('qna_score'))}): "
+                f"{details['matched_question']}",
+                style="dim",
+            )
+        )
     verification = details.get("verification") or {}
     status = verification.get("status", "not run")
     style = {"passed": "green", "failed": "yellow"}.get(status, "dim")

@@ -73,9 +73,7 @@ def band(
             extra["components"] = dict(best.component_scores)
         if score is None:
             step.note(f"{stage}: no result")
-        row = band_row(stage, score, bands, outcome, **extra)
-        step.details["band"] = [row]
-    return row
+    return band_row(stage, score, bands, outcome, **extra)
 
 
 def compare(
@@ -96,26 +94,23 @@ def compare(
             why = f"documents {docs_score:.2f} < QnA {qna_score:.2f}"
         outcome = "documents" if take_docs else "qna_limited"
         step.decision = f"{outcome}: {why}"
-        row = {
-            "stage": "compare",
-            "best_score": docs_score,
-            "thresholds": {"qna_score": qna_score},
-            "outcome": outcome,
-            "reason": why,
-        }
-        step.details["band"] = [row]
-    return row
+    return {
+        "stage": "compare",
+        "best_score": docs_score,
+        "thresholds": {"qna_score": qna_score},
+        "outcome": outcome,
+        "reason": why,
+    }
 
 
-def outcome(ctx: RunContext, details: dict[str, Any]) -> None:
+def record_outcome(ctx: RunContext, details: dict[str, Any]) -> None:
     """The final decision of a banded run, with its band table and verification, so that
     `ragcli trace` shows what `ask` showed."""
     with ctx.trace.step("outcome", answer_type=details["answer_type"]) as step:
         step.scores = {"qna": details.get("qna_score"), "documents": details.get("tos_score")}
         step.decision = details["answer_type"]
         step.details["bands"] = [
-            {k: v for k, v in row.items() if k != "reason"} | {"reason": row.get("reason", "")}
-            for row in details["path"]
+            {**row, "reason": row.get("reason", "")} for row in details["path"]
         ]
         verification = details.get("verification") or {}
         if verification:

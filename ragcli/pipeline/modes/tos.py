@@ -235,7 +235,7 @@ def _finish(
         notes.append(_handoff_reason(path))
     if verification.get("downgraded"):
         notes.append(f"verification: {verification['downgraded']} ({verification['reason']})")
-    bands.outcome(ctx, details)
+    bands.record_outcome(ctx, details)
     return ctx.result(
         text, sources, answer_type=ANSWER_TYPES[outcome], tos_details=details, notes=notes
     )
