@@ -38,7 +38,8 @@ def _checked(key: str, raw: str, item: str) -> Any:
         value = raw
     if isinstance(value, str | int | float | bool) and field.annotation is str:
         value = raw  # a string setting keeps exactly what was typed
-    adapter = TypeAdapter(Annotated[field.annotation, *field.metadata])
+    annotation = field.annotation
+    adapter = TypeAdapter(Annotated[annotation, *field.metadata] if field.metadata else annotation)
     try:
         adapter.validate_python(value)
     except ValidationError as exc:

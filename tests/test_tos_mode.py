@@ -208,7 +208,12 @@ def test_below_the_low_band_hands_off_with_the_configured_message():
 
 
 def test_no_faq_and_no_documents_hands_off():
-    result, _, _, _ = run()
+    result, _, _, trace = run()
+    qna_band = next(s for s in trace.steps if s.name == "qna_band")
+    assert qna_band.notes == [
+        "qna: no result (collection 'qna' is empty or missing: "
+        "ragcli ingest FAQ.yaml --collection qna)"
+    ]
     assert stages(result) == [("qna", "documents"), ("documents", "handoff")]
     assert result.tos_details["qna_score"] is None and result.tos_details["tos_score"] is None
     assert result.notes == ["the documents returned no passage"]

@@ -60,6 +60,7 @@ def band(
     bands: list[Band],
     below: str,
     empty: str,
+    empty_hint: str = "",
 ) -> dict[str, Any]:
     """Route on the best similarity of `chunks`; returns the band-table row."""
     with ctx.trace.step(f"{stage}_band", stage=stage, hits=len(chunks)) as step:
@@ -72,7 +73,7 @@ def band(
         if best is not None and len(best.component_scores) > 1:
             extra["components"] = dict(best.component_scores)
         if score is None:
-            step.note(f"{stage}: no result")
+            step.note(f"{stage}: no result{empty_hint}")
     return band_row(stage, score, bands, outcome, **extra)
 
 

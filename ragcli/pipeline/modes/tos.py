@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ragcli.config import TosSettings
+from ragcli.errors import ConfigError
 from ragcli.models import AskResult, RetrievedChunk, Verification
 from ragcli.pipeline import bands, steps
 from ragcli.pipeline.bands import Band
@@ -49,14 +50,26 @@ def run(ctx: RunContext, question: str) -> AskResult:
 
     # The FAQ is matched question to question, always by dense similarity.
     qna_hits = steps.retrieve(ctx, question, collection=tos.qna_collection, mode="dense")
-    qna_row = bands.band(ctx, "qna", qna_hits, qna_bands(tos), below="documents", empty="documents")
+    qna_row = bands.band(
+        ctx,
+        "qna",
+        qna_hits,
+        qna_bands(tos),
+        below="documents",
+        empty="documents",
+        empty_hint=f" (collection {tos.qna_collection!r} is empty or missing: "
+        f"ragcli ingest FAQ.yaml --collection {tos.qna_collection})",
+    )
     path.append(qna_row)
     qna_score, qna_best = bands.best_similarity(qna_hits)
     if qna_row["outcome"] == "qna_answer":
         return _finish(ctx, "qna_answer", _qna_text(qna_best), [qna_best], path, qna_best)
 
     docs_mode = "hybrid" if tos.hybrid else "dense"
-    docs = steps.retrieve(ctx, question, collection=tos.docs_collection, mode=docs_mode)
+    try:
+        docs = steps.retrieve(ctx, question, collection=tos.docs_collection, mode=docs_mode)
+    except NotImplementedError as exc:  # a retriever without hybrid search
+        raise ConfigError(f"tos.hybrid: {exc}; set tos.hybrid: false") from None
     docs_row = bands.band(ctx, "documents", docs, docs_bands(tos), below="handoff", empty="handoff")
     path.append(docs_row)
     docs_score = docs_row["best_score"]
