@@ -194,3 +194,26 @@ def test_markdown_pairs_keep_multiline_answers_and_their_topic(tmp_path):
     assert pair.question == "Can I rename my workspace?"
     assert pair.answer == "Yes.\nOwners can rename it\nunder Settings."
     assert pair.topic == "Accounts"
+
+
+def test_structured_files_without_pairs_are_skipped_outside_the_qna_collection(tmp_path):
+    folder = tmp_path / "site"
+    good = write_formats(folder)[0]
+    (folder / "package.json").write_text('{"name": "site", "version": "1.0.0"}')
+    (folder / "mkdocs.yml").write_text("site_name: Docs\nnav:\n  - index.md\n")
+    (folder / "prices.csv").write_text("plan,price\nTeam,6\n")
+    (folder / "faq.md").unlink()  # keep only documents and structured files
+    _, report = ingest(tmp_path, folder, collection="docs")
+    outcomes = {Path(f.path).name: (f.status, f.reason) for f in report.files}
+    assert outcomes[good.name] == ("new", "")  # real pairs still load
+    assert outcomes["package.json"] == (
+        "skipped",
+        "not a QnA file: expected a list of question/answer entries "
+        "(or a mapping with one of: questions, faq, qna, items)",
+    )
+    assert outcomes["mkdocs.yml"][0] == "skipped"
+    assert outcomes["prices.csv"] == (
+        "skipped",
+        "not a QnA file: CSV header lacks column(s): question, answer",
+    )
+    assert report.count("failed") == 0

@@ -321,3 +321,23 @@ def test_bands_out_of_order_are_a_config_error(overrides, message):
 
     with pytest.raises(ConfigError, match=message):
         load_settings(None, overrides, {})
+
+
+def test_hybrid_without_a_hybrid_retriever_is_a_clear_config_error():
+    from ragcli.errors import ConfigError
+
+    class DenseOnly(ScriptedRetriever):
+        def search(self, query, top_k, collection=None, mode=None):
+            if mode == "hybrid":
+                raise NotImplementedError("retrieval mode 'hybrid' is not wired yet")
+            return super().search(query, top_k, collection, mode)
+
+    settings = load_settings(None, {"tos.hybrid": True}, {})
+    ctx = RunContext(
+        settings=settings,
+        retriever=DenseOnly({}),
+        llm=ScriptedLLM(),
+        trace=Trace(question="q", mode="tos"),
+    )
+    with pytest.raises(ConfigError, match="tos.hybrid: retrieval mode 'hybrid' is not wired"):
+        MODES["tos"](ctx, "q")

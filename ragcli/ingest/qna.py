@@ -32,6 +32,11 @@ HEADING = re.compile(r"^#{1,6}\s")
 SHOWN_ERRORS = 5  # entry problems listed in the ingest report; the rest are counted
 
 
+class NotQnaFile(LoadError):
+    """A structured file found outside the QnA collection that holds no QnA pairs (a
+    package.json, a mkdocs.yml): skipped there, not failed."""
+
+
 @dataclass
 class QnaPair:
     question: str
@@ -262,10 +267,16 @@ class QnaChunk(Chunk):
 
 
 def qna_chunks(
-    path: Path, file_format: str, counter: TokenCounter
+    path: Path, file_format: str, counter: TokenCounter, strict: bool = True
 ) -> tuple[list[Chunk], list[str]]:
-    """One chunk per valid pair, and the notes for the ingest report."""
-    loaded = load_qna(path, file_format)
+    """One chunk per valid pair, and the notes for the ingest report. Unless `strict` (the
+    file goes into the QnA collection), a file with no usable pairs is NotQnaFile."""
+    try:
+        loaded = load_qna(path, file_format)
+    except LoadError as exc:
+        if strict or file_format == "md":
+            raise
+        raise NotQnaFile(f"not a QnA file: {exc}") from None
     chunks: list[Chunk] = []
     for pair, tokens in zip(
         loaded.pairs, counter.counts([p.text for p in loaded.pairs]), strict=True

@@ -14,7 +14,7 @@ from typing import Any
 from ragcli.errors import RagcliError
 from ragcli.ingest.chunker import Chunk, Chunker
 from ragcli.ingest.loaders import LoadError, file_type_of, load
-from ragcli.ingest.qna import qna_chunks, qna_format
+from ragcli.ingest.qna import NotQnaFile, qna_chunks, qna_format
 from ragcli.ingest.walker import walk
 from ragcli.store.embedder import Embedder
 from ragcli.store.manifest import FileRecord, Manifest
@@ -168,7 +168,11 @@ class Ingestor:
                 return FileOutcome(key, "unchanged", chunks=known.chunk_count)
             if qna:
                 status = "changed" if known else "new"
-                pairs, notes = qna_chunks(path, qna, self.chunker.counter)
+                strict = collection == self.qna_collection
+                try:
+                    pairs, notes = qna_chunks(path, qna, self.chunker.counter, strict)
+                except NotQnaFile as exc:
+                    return FileOutcome(key, "skipped", str(exc))
                 return _Pending(path, key, sha, stat, status, "qna", None, pairs, notes)
             loaded = load(path)
         except LoadError as exc:
