@@ -55,6 +55,7 @@ def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None)
         Manifest(store_dir(settings) / "manifest.sqlite"),
         embedder(settings, on_export),
         chunker,
+        qna_collection=settings.tos.qna_collection,
     )
 
 

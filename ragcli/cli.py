@@ -48,9 +48,16 @@ VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Log each step
 MODE_NAMES = ("standard", "crag", "reflect", "both", "tos", "agentic")
 
 
-def _settings(config: Path | None, overrides: dict[str, Any]):
+def _settings(config: Path | None, overrides: dict[str, Any], assignments: list[str] | None = None):
     from ragcli.config import load_settings
 
+    if assignments:
+        from ragcli.overrides import parse_assignments
+
+        # Named flags win over --set for the same key.
+        merged = parse_assignments(assignments)
+        merged.update({k: v for k, v in overrides.items() if v is not None})
+        overrides = merged
     return load_settings(config, overrides)
 
 
@@ -178,6 +185,15 @@ def ask(
         str | None, typer.Option("--llm", help="Model backend: auto, openai or extractive.")
     ] = None,
     collection: CollectionOpt = None,
+    set_values: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="SECTION.KEY=VALUE",
+            help="Override a setting for this run, e.g. --set tos.qna_threshold=0.85 "
+            "(repeatable).",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
     store: StoreOpt = None,
     config: ConfigOpt = None,
@@ -201,6 +217,7 @@ def ask(
                 "retrieval.top_k": top_k,
                 "llm.provider": llm,
             },
+            set_values,
         )
         if not question.strip():
             raise RagcliError("the question is empty", ExitCode.USAGE)

@@ -72,6 +72,7 @@ class TosSettings(Section):
     tos_low_threshold: float = Field(0.40, ge=0.0, le=1.0)
     verification_threshold: float = Field(0.70, ge=0.0, le=1.0)
     hybrid: bool = False
+    clarification_topics: int = Field(3, ge=1, le=10)
     handoff_message: str = (
         "No answer was found in the documents. Please contact support@example.com "
         "and a person will follow up."

@@ -127,6 +127,50 @@ def details_tables(steps: list[StepRecord]) -> list[Table]:
     return tables
 
 
+def band_table(path: list[dict[str, Any]]) -> Table:
+    """The tos waterfall: each stage's best score, the thresholds it met, the outcome."""
+    table = Table(title="Bands", title_justify="left", expand=True)
+    for column in ("stage", "best score", "compared with", "outcome", "reason"):
+        table.add_column(column, overflow="fold")
+    for row in path:
+        score = fmt(row.get("best_score"))
+        if row.get("components"):
+            score += "\n" + fmt(row["components"])
+        thresholds = ", ".join(f"{k} {fmt(v)}" for k, v in row.get("thresholds", {}).items())
+        table.add_row(
+            escape(row["stage"]),
+            escape(score),
+            escape(thresholds),
+            escape(row["outcome"]),
+            escape(row.get("reason", "")),
+        )
+    return table
+
+
+def tos_view(details: dict[str, Any]) -> list[Any]:
+    parts: list[Any] = [band_table(details.get("path", []))]
+    if details.get("matched_question"):
+        parts.append(
+            Text(
+                f"closest FAQ question ({fmt(details.get('qna_score'))}): "
+                f"{details['matched_question']}",
+                style="dim",
+            )
+        )
+    verification = details.get("verification") or {}
+    status = verification.get("status", "not run")
+    style = {"passed": "green", "failed": "yellow"}.get(status, "dim")
+    line = f"verification: {status}"
+    if verification.get("reason"):
+        line += f" ({verification['reason']})"
+    if verification.get("downgraded"):
+        line += f"; downgraded {verification['downgraded']}"
+    parts.append(Text(line, style=style))
+    for claim in verification.get("unsupported_claims", []):
+        parts.append(Text(f"  unsupported: {claim}", style="yellow"))
+    return parts
+
+
 def backend_line(backend: dict[str, str]) -> Text:
     parts = [f"{k}: {v}" for k, v in backend.items()]
     return Text("backend  " + "  ·  ".join(parts), style="dim")
@@ -134,12 +178,17 @@ def backend_line(backend: dict[str, str]) -> Text:
 
 def ask_result(result: AskResult, trace: Trace | None = None) -> Group:
     style = ANSWER_STYLES.get(result.answer_type, "green")
-    title = f"[bold]{escape(result.mode)}[/] · [{style}]{escape(result.answer_type)}[/]"
+    badge = result.answer_type
+    if result.tos_details:
+        badge += f" · {result.tos_details['answer_type']}"
+    title = f"[bold]{escape(result.mode)}[/] · [{style}]{escape(badge)}[/]"
     parts: list[Any] = [
         Panel(escape(result.answer), title=title, title_align="left", border_style=style)
     ]
     for note in result.notes:
         parts.append(Text(f"⚠ {note}", style="yellow"))
+    if result.tos_details:
+        parts.extend(tos_view(result.tos_details))
     sources = [s.model_dump(mode="json") for s in result.sources]
     if sources:
         parts.append(sources_table(sources))

@@ -42,6 +42,8 @@ def sample_store_master(tmp_path_factory) -> Path:
     settings = settings_for(store)
     report = service.ingestor(settings).run([SAMPLE], "docs")
     assert report.count("failed") == 0, report.to_dict()
+    faq = service.ingestor(settings).run([SAMPLE / "faq" / "faq.yaml"], "qna")
+    assert faq.count("failed") == 0 and faq.chunks_added == 29, faq.to_dict()
     return store
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from ragcli.errors import RagcliError
 from ragcli.ingest.chunker import Chunk, Chunker
 from ragcli.ingest.loaders import LoadError, file_type_of, load
+from ragcli.ingest.qna import NotQnaFile, qna_chunks, qna_format
 from ragcli.ingest.walker import walk
 from ragcli.store.embedder import Embedder
 from ragcli.store.manifest import FileRecord, Manifest
@@ -92,11 +93,13 @@ class Ingestor:
         manifest: Manifest,
         embedder: Embedder,
         chunker: Chunker,
+        qna_collection: str | None = None,
     ):
         self.store = store
         self.manifest = manifest
         self.embedder = embedder
         self.chunker = chunker
+        self.qna_collection = qna_collection  # Markdown ingested here is read as Q:/A: pairs
 
     def run(
         self,
@@ -147,7 +150,8 @@ class Ingestor:
 
     def _prepare(self, path: Path, collection: str) -> FileOutcome | _Pending:
         key = str(path.resolve())
-        file_type = file_type_of(path)
+        qna = qna_format(path, collection, self.qna_collection)
+        file_type = "qna" if qna else file_type_of(path)
         if file_type is None:
             return FileOutcome(key, "skipped", f"unsupported file type {path.suffix or '(none)'}")
         try:
@@ -162,6 +166,14 @@ class Ingestor:
                 known.mtime_ns = stat.st_mtime_ns  # touched, not changed: remember the new time
                 self.manifest.put(known)
                 return FileOutcome(key, "unchanged", chunks=known.chunk_count)
+            if qna:
+                status = "changed" if known else "new"
+                strict = collection == self.qna_collection
+                try:
+                    pairs, notes = qna_chunks(path, qna, self.chunker.counter, strict)
+                except NotQnaFile as exc:
+                    return FileOutcome(key, "skipped", str(exc))
+                return _Pending(path, key, sha, stat, status, "qna", None, pairs, notes)
             loaded = load(path)
         except LoadError as exc:
             return FileOutcome(key, "failed", str(exc))
@@ -176,7 +188,12 @@ class Ingestor:
         )
 
     def _flush(self, pending: list[_Pending], collection: str, report: IngestReport) -> int:
-        texts = [chunk.text for item in pending for chunk in item.chunks]
+        # A QnA pair is embedded by its question only (`embed_text`).
+        texts = [
+            getattr(chunk, "embed_text", "") or chunk.text
+            for item in pending
+            for chunk in item.chunks
+        ]
         if not pending:
             return 0
         vectors = self.embedder.embed(texts) if texts else []
@@ -207,6 +224,7 @@ class Ingestor:
                 "file_sha256": item.sha256,
                 "created_at": now,
                 "processed_at": now,
+                **getattr(chunk, "extra", {}),
             }
             for i, chunk in enumerate(item.chunks)
         ]

@@ -4,7 +4,7 @@ call other steps; modes own the control flow."""
 
 from __future__ import annotations
 
-from ragcli.models import RetrievedChunk
+from ragcli.models import RetrievedChunk, Verification
 from ragcli.pipeline.context import RunContext
 
 
@@ -22,12 +22,16 @@ def chunk_summary(chunk: RetrievedChunk) -> dict:
 
 
 def retrieve(
-    ctx: RunContext, query: str, top_k: int | None = None, collection: str | None = None
+    ctx: RunContext,
+    query: str,
+    top_k: int | None = None,
+    collection: str | None = None,
+    mode: str | None = None,
 ) -> list[RetrievedChunk]:
     top_k = top_k or ctx.settings.retrieval.top_k
     collection = collection or ctx.retriever.collection
     with ctx.trace.step("retrieve", query=query, top_k=top_k, collection=collection) as step:
-        chunks = ctx.retriever.search(query, top_k, collection)
+        chunks = ctx.retriever.search(query, top_k, collection, mode=mode)
         step.scores = {"best": chunks[0].score if chunks else None, "chunks": len(chunks)}
         step.decision = f"{len(chunks)} chunks"
         step.details["chunks"] = [chunk_summary(c) for c in chunks]
@@ -39,3 +43,20 @@ def generate(ctx: RunContext, query: str, chunks: list[RetrievedChunk]) -> str:
         answer = ctx.llm.generate(query, chunks)
         step.decision = f"{len(answer)} characters"
     return answer
+
+
+def verify(
+    ctx: RunContext, answer: str, chunks: list[RetrievedChunk], threshold: float
+) -> tuple[Verification, bool]:
+    """Check an answer against the chunks it was drawn from; passes at `threshold`."""
+    with ctx.trace.step("verify", answer_chars=len(answer), chunks=len(chunks)) as step:
+        verification = ctx.llm.verify(answer, chunks)
+        passed = verification.supported_score >= threshold
+        step.scores = {"supported": verification.supported_score}
+        step.threshold = {"verification_threshold": threshold}
+        step.decision = "passed" if passed else "failed"
+        if verification.unsupported_claims:
+            step.details["unsupported_claims"] = [
+                {"claim": claim} for claim in verification.unsupported_claims
+            ]
+    return verification, passed

@@ -1,0 +1,262 @@
+"""tos: the QnA-first waterfall. A curated FAQ answers what it can with high precision;
+the policy documents answer the rest, verified against their passages; uncertain answers
+say so; hopeless questions get a clarifying question or a handoff to a person.
+
+Outcomes: qna_answer, qna_limited, tos_answer, tos_limited, clarification, handoff."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ragcli.config import TosSettings
+from ragcli.errors import ConfigError
+from ragcli.models import AskResult, RetrievedChunk, Verification
+from ragcli.pipeline import bands, steps
+from ragcli.pipeline.bands import Band
+from ragcli.pipeline.context import RunContext
+
+# The shared answer_type each tos outcome is reported as.
+ANSWER_TYPES = {
+    "qna_answer": "answer",
+    "tos_answer": "answer",
+    "qna_limited": "limited",
+    "tos_limited": "limited",
+    "clarification": "clarification",
+    "handoff": "handoff",
+}
+# What a failed verification turns an outcome into.
+DOWNGRADES = {"tos_answer": "tos_limited", "tos_limited": "clarification"}
+
+
+def qna_bands(tos: TosSettings) -> list[Band]:
+    return [
+        Band("qna_answer", "tos.qna_threshold", tos.qna_threshold),
+        Band("qna_limited", "tos.qna_mid_threshold", tos.qna_mid_threshold),
+    ]
+
+
+def docs_bands(tos: TosSettings) -> list[Band]:
+    return [
+        Band("tos_answer", "tos.tos_threshold", tos.tos_threshold),
+        Band("tos_limited", "tos.tos_mid_threshold", tos.tos_mid_threshold),
+        Band("clarification", "tos.tos_low_threshold", tos.tos_low_threshold),
+    ]
+
+
+def run(ctx: RunContext, question: str) -> AskResult:
+    tos = ctx.settings.tos
+    path: list[dict[str, Any]] = []
+
+    # The FAQ is matched question to question, always by dense similarity.
+    qna_hits = steps.retrieve(ctx, question, collection=tos.qna_collection, mode="dense")
+    qna_row = bands.band(
+        ctx,
+        "qna",
+        qna_hits,
+        qna_bands(tos),
+        below="documents",
+        empty="documents",
+        empty_hint=f" (collection {tos.qna_collection!r} is empty or missing: "
+        f"ragcli ingest FAQ.yaml --collection {tos.qna_collection})",
+    )
+    path.append(qna_row)
+    qna_score, qna_best = bands.best_similarity(qna_hits)
+    if qna_row["outcome"] == "qna_answer":
+        return _finish(ctx, "qna_answer", _qna_text(qna_best), [qna_best], path, qna_best)
+
+    docs_mode = "hybrid" if tos.hybrid else "dense"
+    try:
+        docs = steps.retrieve(ctx, question, collection=tos.docs_collection, mode=docs_mode)
+    except NotImplementedError as exc:  # a retriever without hybrid search
+        raise ConfigError(f"tos.hybrid: {exc}; set tos.hybrid: false") from None
+    docs_row = bands.band(ctx, "documents", docs, docs_bands(tos), below="handoff", empty="handoff")
+    path.append(docs_row)
+    docs_score = docs_row["best_score"]
+    outcome = docs_row["outcome"]
+
+    if qna_row["outcome"] == "qna_limited":
+        row = bands.compare(ctx, qna_score, outcome, docs_score)
+        path.append(row)
+        if row["outcome"] == "qna_limited":
+            return _qna_limited(ctx, qna_best, qna_score, path)
+
+    verification: dict[str, Any] = {"status": "not run", "reason": "no answer was drafted"}
+    answer = ""
+    if outcome in ("tos_answer", "tos_limited"):
+        answer = steps.generate(ctx, question, docs)
+        checked, passed = steps.verify(ctx, answer, docs, tos.verification_threshold)
+        verification = _verification(checked, passed, tos.verification_threshold)
+        if not passed:
+            downgraded = DOWNGRADES[outcome]
+            verification["downgraded"] = f"{outcome} -> {downgraded}"
+            path.append(
+                {
+                    "stage": "verify",
+                    "best_score": checked.supported_score,
+                    "thresholds": {"tos.verification_threshold": tos.verification_threshold},
+                    "outcome": downgraded,
+                    "reason": verification["reason"],
+                }
+            )
+            outcome = downgraded
+            # A mid-band FAQ match beats a documents answer that failed into clarification.
+            if outcome == "clarification" and qna_row["outcome"] == "qna_limited":
+                return _qna_limited(ctx, qna_best, qna_score, path, verification)
+
+    if outcome == "tos_answer":
+        return _finish(ctx, outcome, answer, docs, path, qna_best, verification)
+    if outcome == "tos_limited":
+        note = _docs_uncertainty(tos, docs_score, verification)
+        text = f"{note}\n\n{answer}"
+        return _finish(ctx, outcome, text, docs, path, qna_best, verification, note)
+    if outcome == "clarification":
+        topics = closest_topics(docs, tos.clarification_topics)
+        text = _clarification_text(topics, verification)
+        return _finish(ctx, outcome, text, docs, path, qna_best, verification, topics=topics)
+    return _finish(ctx, "handoff", tos.handoff_message, [], path, qna_best, verification)
+
+
+def _qna_text(pair: RetrievedChunk) -> str:
+    extra = pair.metadata.model_extra or {}
+    return str(extra.get("answer") or pair.content)
+
+
+def _matched_question(pair: RetrievedChunk | None) -> str | None:
+    if pair is None:
+        return None
+    extra = pair.metadata.model_extra or {}
+    return str(extra.get("question") or pair.metadata.heading or "")
+
+
+def _qna_limited(
+    ctx: RunContext,
+    pair: RetrievedChunk,
+    score: float,
+    path: list[dict[str, Any]],
+    verification: dict[str, Any] | None = None,
+) -> AskResult:
+    tos = ctx.settings.tos
+    note = (
+        f"Limited answer: this is the answer to a similar FAQ question, "
+        f"\u201c{_matched_question(pair)}\u201d (match {score:.2f}; a confident match needs "
+        f"{tos.qna_threshold:.2f}). Check that it fits your question."
+    )
+    text = f"{note}\n\n{_qna_text(pair)}"
+    return _finish(ctx, "qna_limited", text, [pair], path, pair, verification, note)
+
+
+def _docs_uncertainty(tos: TosSettings, score: float, verification: dict[str, Any]) -> str:
+    if verification.get("downgraded"):
+        return (
+            f"Limited answer: only {verification['supported_score']:.0%} of it is supported by "
+            f"the passages it cites (verification needs {tos.verification_threshold:.0%}). "
+            "Check the sources before relying on it."
+        )
+    return (
+        f"Limited answer: the closest passages only partly match your question (best "
+        f"{score:.2f}; a full answer needs {tos.tos_threshold:.2f}). Check the sources before "
+        "relying on it."
+    )
+
+
+def closest_topics(chunks: list[RetrievedChunk], limit: int) -> list[str]:
+    """Distinct topics of the closest chunks: their heading path, or file (and page)."""
+    topics: list[str] = []
+    for chunk in chunks:
+        meta = chunk.metadata
+        topic = meta.heading or Path(meta.source_file).stem.replace("_", " ")
+        if meta.page and not meta.heading:
+            topic += f", page {meta.page}"
+        if topic not in topics:
+            topics.append(topic)
+        if len(topics) == limit:
+            break
+    return topics
+
+
+def _clarification_text(topics: list[str], verification: dict[str, Any]) -> str:
+    opening = "I could not find a clear answer to that in the documents."
+    if verification.get("downgraded"):
+        opening = (
+            "The passages I found did not support a reliable answer "
+            f"(verification {verification['supported_score']:.2f})."
+        )
+    if not topics:
+        return f"{opening} Could you describe what you need in more detail?"
+    named = "; ".join(f"\u201c{t}\u201d" for t in topics)
+    return (
+        f"{opening} The closest topics I found are: {named}. Is your question about one of "
+        "these? Please say which, or add the detail that would narrow it down."
+    )
+
+
+def _verification(checked: Verification, passed: bool, threshold: float) -> dict[str, Any]:
+    score = checked.supported_score
+    if passed:
+        reason = f"supported {score:.2f} >= {threshold:.2f}"
+    else:
+        reason = f"supported {score:.2f} < {threshold:.2f}"
+        if checked.unsupported_claims:
+            reason += f"; {len(checked.unsupported_claims)} unsupported claim(s)"
+        else:
+            reason += "; the answer states nothing found in the passages"
+    return {
+        "status": "passed" if passed else "failed",
+        "supported_score": score,
+        "threshold": threshold,
+        "unsupported_claims": checked.unsupported_claims,
+        "reason": reason,
+    }
+
+
+def _finish(
+    ctx: RunContext,
+    outcome: str,
+    text: str,
+    sources: list[RetrievedChunk],
+    path: list[dict[str, Any]],
+    qna_best: RetrievedChunk | None,
+    verification: dict[str, Any] | None = None,
+    uncertainty_note: str | None = None,
+    topics: list[str] | None = None,
+) -> AskResult:
+    tos = ctx.settings.tos
+    if verification is None:
+        reason = (
+            "FAQ answers are curated and not verified"
+            if outcome.startswith("qna")
+            else "no answer was drafted"
+        )
+        verification = {"status": "not run", "reason": reason}
+    scores = {row["stage"]: row["best_score"] for row in path}
+    details: dict[str, Any] = {
+        "answer_type": outcome,
+        "qna_score": scores.get("qna"),
+        "tos_score": scores.get("documents"),
+        "matched_question": _matched_question(qna_best),
+        "verification": verification,
+        "path": path,
+        "retrieval": "hybrid" if tos.hybrid else "dense",
+    }
+    if uncertainty_note:
+        details["uncertainty_note"] = uncertainty_note
+    if topics is not None:
+        details["topics"] = topics
+    notes = []
+    if outcome == "handoff":
+        notes.append(_handoff_reason(path))
+    if verification.get("downgraded"):
+        notes.append(f"verification: {verification['downgraded']} ({verification['reason']})")
+    bands.record_outcome(ctx, details)
+    return ctx.result(
+        text, sources, answer_type=ANSWER_TYPES[outcome], tos_details=details, notes=notes
+    )
+
+
+def _handoff_reason(path: list[dict[str, Any]]) -> str:
+    docs = next((row for row in path if row["stage"] == "documents"), None)
+    if docs is None or docs["best_score"] is None:
+        return "the documents returned no passage"
+    low = docs["thresholds"].get("tos.tos_low_threshold")
+    return f"best passage {docs['best_score']:.2f} is below tos.tos_low_threshold {low:.2f}"
