@@ -4,7 +4,14 @@ call other steps; modes own the control flow."""
 
 from __future__ import annotations
 
-from ragcli.models import RetrievedChunk
+import contextvars
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from ragcli.llm.citations import MergedSources, merge_sources, renumber
+from ragcli.llm.text import cited_numbers
+from ragcli.models import RetrievedChunk, SubAnswer
 from ragcli.pipeline.context import RunContext
 
 
@@ -39,3 +46,141 @@ def generate(ctx: RunContext, query: str, chunks: list[RetrievedChunk]) -> str:
         answer = ctx.llm.generate(query, chunks)
         step.decision = f"{len(answer)} characters"
     return answer
+
+
+def _dedupe_key(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def decompose(ctx: RunContext, question: str) -> list[str]:
+    """2–4 distinct sub-questions, or the original question when the model offers fewer."""
+    agentic = ctx.settings.agentic
+    low, high = agentic.min_sub_questions, agentic.max_sub_questions
+    with ctx.trace.step("decompose", question=question) as step:
+        proposed = ctx.llm.decompose(question)
+        kept: list[str] = []
+        first_seen: dict[str, int] = {}
+        rows = []
+        for number, raw in enumerate(proposed, start=1):
+            text = " ".join(str(raw).split())
+            key = _dedupe_key(text)
+            if not key:
+                status = "empty: dropped"
+            elif key in first_seen:
+                status = f"duplicate of {first_seen[key]}: dropped"
+            elif len(kept) >= high:
+                status = f"over max_sub_questions {high}: dropped"
+            else:
+                first_seen[key] = number
+                kept.append(text)
+                status = "kept"
+            rows.append({"#": number, "sub_question": text, "status": status})
+        step.scores = {"proposed": len(proposed), "kept": len(kept)}
+        step.threshold = {"min_sub_questions": low, "max_sub_questions": high}
+        step.details["proposed"] = rows
+        if len(kept) < low:
+            step.decision = (
+                f"fallback: {len(kept)} distinct sub-question(s), fewer than {low}; "
+                "answering the original question"
+            )
+            kept = [question]
+        else:
+            step.decision = f"{len(kept)} sub-questions"
+    return kept
+
+
+def answer_sub_questions(ctx: RunContext, sub_questions: list[str]) -> list[SubAnswer]:
+    """Retrieve and answer each sub-question; they run concurrently, so the stage takes
+    about as long as its slowest sub-question."""
+    agentic = ctx.settings.agentic
+    workers = max(1, min(agentic.concurrency, len(sub_questions)))
+    with ctx.trace.step(
+        "answer_sub_questions",
+        sub_questions=len(sub_questions),
+        top_k=agentic.top_k,
+        concurrency=workers,
+    ) as step:
+
+        def answer(sub_question: str) -> tuple[SubAnswer, int]:
+            started = time.perf_counter()
+            chunks = ctx.retriever.search(sub_question, agentic.top_k)
+            text = ctx.llm.generate(sub_question, chunks)
+            ms = round((time.perf_counter() - started) * 1000)
+            return SubAnswer(question=sub_question, answer=text, sources=chunks), ms
+
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragcli-sub") as pool:
+            # Each worker runs in a copy of this context, so the model calls it makes are
+            # recorded on this step.
+            futures = [
+                pool.submit(contextvars.copy_context().run, answer, sub_question)
+                for sub_question in sub_questions
+            ]
+            results = [future.result() for future in futures]
+        rows, chunk_rows = [], []
+        for number, (sub, ms) in enumerate(results, start=1):
+            best = sub.sources[0].score if sub.sources else None
+            rows.append(
+                {
+                    "#": number,
+                    "sub_question": sub.question,
+                    "best_score": best,
+                    "chunks": len(sub.sources),
+                    "ms": ms,
+                }
+            )
+            chunk_rows.extend({"sub": number, **chunk_summary(c)} for c in sub.sources)
+        bests = [r["best_score"] for r in rows if r["best_score"] is not None]
+        step.scores = {
+            "best": max(bests) if bests else None,
+            "weakest best": min(bests) if bests else None,
+            "chunks": len(chunk_rows),
+        }
+        step.decision = f"{len(results)} sub-answers, {workers} at a time"
+        step.details["sub_questions"] = rows
+        step.details["chunks"] = chunk_rows
+    return [sub for sub, _ in results]
+
+
+def synthesize(
+    ctx: RunContext, question: str, sub_answers: list[SubAnswer]
+) -> tuple[str, MergedSources]:
+    """One answer from the sub-answers, citing one de-duplicated list of their sources."""
+    with ctx.trace.step("synthesize", question=question, sub_answers=len(sub_answers)) as step:
+        merged = merge_sources(sub_answers)
+        for message in merged.dropped:
+            step.note(message)
+        if len(merged.sub_answers) == 1:
+            answer = merged.sub_answers[0].answer
+            step.decision = "one sub-answer: it is the answer, nothing to synthesize"
+        else:
+            answer = ctx.llm.synthesize(question, merged.sub_answers, merged.numbering)
+            known = {n: n for n in range(1, len(merged.sources) + 1)}
+            answer, unknown = renumber(answer, known)
+            if unknown:
+                step.note(
+                    f"the synthesis cited {', '.join(f'[{n}]' for n in unknown)}, but there are "
+                    f"{len(merged.sources)} sources: removed"
+                )
+            step.decision = f"{len(merged.sub_answers)} sub-answers → one answer"
+        cited = {int(n) for n in cited_numbers(answer)}
+        step.scores = {
+            "sources": len(merged.sources),
+            "duplicates merged": merged.retrieved - len(merged.sources),
+            "cited": len(cited),
+        }
+        used_by: dict[str, list[str]] = {}
+        for number, sub in enumerate(sub_answers, start=1):
+            for chunk in sub.sources:
+                used_by.setdefault(chunk.chunk_id, []).append(str(number))
+        step.details["sources"] = [
+            {
+                "n": number,
+                "source_file": chunk.metadata.source_file,
+                "page": chunk.metadata.page,
+                "score": chunk.score,
+                "sub_questions": ", ".join(dict.fromkeys(used_by[chunk.chunk_id])),
+                "cited": number in cited,
+            }
+            for number, chunk in enumerate(merged.sources, start=1)
+        ]
+    return answer, merged

@@ -4,10 +4,11 @@ from collections.abc import Callable
 
 from ragcli.models import AskResult
 from ragcli.pipeline.context import RunContext
-from ragcli.pipeline.modes import standard
+from ragcli.pipeline.modes import agentic, standard
 
 Mode = Callable[[RunContext, str], AskResult]
 
 MODES: dict[str, Mode] = {
     "standard": standard.run,
+    "agentic": agentic.run,
 }
