@@ -200,7 +200,8 @@ def _items(text: str) -> list[str] | None:
 def _agree(head: str, verb: str, item: str) -> str:
     """'What are' + 'the default web port' → 'What is the default web port'."""
     noun = _AFTER_HEAD_NOUN.sub("", item).split()
-    plural = bool(noun) and noun[-1].lower().endswith("s") and not noun[-1].lower().endswith("ss")
+    # "prices", "backups"; not "access", "status", nor a name such as "Postgres".
+    plural = bool(noun) and noun[-1].islower() and re.search(r"[^su]s$", noun[-1]) is not None
     wanted = {"is": "are", "are": "are", "was": "were", "were": "were"}[verb.lower()]
     if not plural:
         wanted = {"are": "is", "were": "was"}[wanted]
