@@ -128,7 +128,17 @@ def answer_sub_questions(ctx: RunContext, sub_questions: list[str]) -> list[SubA
                     "ms": ms,
                 }
             )
-            chunk_rows.extend({"sub": number, **chunk_summary(c)} for c in sub.sources)
+            chunk_rows.extend(
+                {
+                    "sub": number,
+                    "source_file": c.metadata.source_file,
+                    "page": c.metadata.page,
+                    "heading": c.metadata.heading,
+                    "score": c.score,
+                    "chunk_id": c.chunk_id,
+                }
+                for c in sub.sources
+            )
         bests = [r["best_score"] for r in rows if r["best_score"] is not None]
         step.scores = {
             "best": max(bests) if bests else None,
