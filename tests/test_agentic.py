@@ -116,7 +116,7 @@ def test_extractive_synthesis_one_section_per_sub_question_without_repeats(tmp_p
 
 
 def test_sub_questions_run_concurrently_within_the_bound(sample_store):
-    delay = 0.4
+    delay = 0.5
     subs = [
         "What is the default web port?",
         "When do scheduled backups run?",
