@@ -295,3 +295,64 @@ def test_bad_agentic_limits_are_one_line_errors(sample_store, bad):
     )
     assert result.exit_code == 2
     assert "agentic.concurrency" in result.output and "Traceback" not in result.output
+
+
+# What a model might propose for each labelled question, in order of its parts.
+MODEL_SUB_QUESTIONS = [
+    [
+        "What is the default web port?",
+        "What is the default time of day for scheduled backups?",
+        "Which port serves Prometheus metrics?",
+    ],
+    [
+        "What are the yearly prices of the Team and Business plans?",
+        "How long do I have to get a refund after buying an annual plan?",
+    ],
+    [
+        "Which web browsers does the web app support?",
+        "How long does a public link last if no expiry is set?",
+    ],
+    [
+        "What changed about the default session timeout in version 3.2.0?",
+        "How can an admin unlock a user who is locked out?",
+    ],
+    [
+        "After cancelling Driftwood Cloud, how long is my content kept?",
+        "How long are support tickets kept?",
+    ],
+]
+
+
+def flat(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+@pytest.mark.parametrize("number", range(len(LABELLED["agentic"])))
+def test_openai_agentic_finds_and_cites_every_part_of_the_labelled_questions(sample_store, number):
+    case = LABELLED["agentic"][number]
+    subs = MODEL_SUB_QUESTIONS[number]
+    expected = dict(zip(subs, case["expect"], strict=True))
+
+    def reader(question, sources):
+        """A model that reads well: it quotes the expected fact from the source holding it."""
+        for source_id, text in sources.items():
+            if flat(expected[question]) in flat(text):
+                return f"{expected[question]} [{source_id}]."
+        return "The sources do not say."
+
+    def synthesis(prompt):
+        return " ".join(re.findall(r"^A\d: (.*)$", prompt, re.MULTILINE))
+
+    with OpenAIStub(default=model(subs, reader, synthesis)) as stub:
+        result = service.ask(openai_settings(sample_store, stub), case["question"], mode="agentic")
+    assert result.usage.llm_calls == 1 + len(subs) + 1
+    # Each part's fact was retrieved for its sub-question (with the file that answers
+    # it), and the synthesis cites the global source that holds it.
+    sub_answers = result.agentic_details["sub_answers"]
+    for fact, source_file, sub in zip(
+        case["expect"], case["parts_sources"], sub_answers, strict=True
+    ):
+        assert any(s["source_file"].endswith(source_file) for s in sub["sources"])
+        match = re.search(re.escape(fact) + r" \[(\d+)\]", result.answer)
+        assert match, (fact, result.answer)
+        assert flat(fact) in flat(result.sources[int(match.group(1)) - 1].content)
