@@ -17,7 +17,7 @@ from ragcli.llm.citations import citation_label, merge_sources
 from ragcli.llm.extractive import ExtractiveBackend
 from ragcli.models import ChunkMetadata, RetrievedChunk, SubAnswer
 from tests.conftest import settings_for
-from tests.stubs import OpenAIStub
+from tests.stubs import Fault, OpenAIStub
 
 LABELLED = yaml.safe_load((Path(__file__).parent / "data" / "labelled_questions.yaml").read_text())
 SOURCE_BLOCK = re.compile(r'<source id="(\d+)" from="[^"]*">\n(.*?)\n</source>', re.DOTALL)
@@ -140,7 +140,7 @@ def test_sub_questions_run_concurrently_within_the_bound(sample_store):
     assert all(row["ms"] >= delay * 1000 for row in parallel.details["sub_questions"])
     # With concurrency 2 they go in two waves.
     assert 2 * delay <= bounded.ms / 1000, bounded.ms
-    assert bounded.decision == "4 sub-answers, 2 at a time"
+    assert bounded.decision == "4 of 4 sub-questions answered, 2 at a time"
     # Usage from the workers lands on the step, none lost: 1 + n + 1 model calls.
     generate_requests = [
         r for r in stub.requests if "Answer the question" in r["messages"][-1]["content"]
@@ -356,3 +356,43 @@ def test_openai_agentic_finds_and_cites_every_part_of_the_labelled_questions(sam
         match = re.search(re.escape(fact) + r" \[(\d+)\]", result.answer)
         assert match, (fact, result.answer)
         assert flat(fact) in flat(result.sources[int(match.group(1)) - 1].content)
+
+
+def test_a_sub_question_the_model_fails_on_leaves_a_limited_answer(sample_store):
+    subs = ["What is the default web port?", "When do scheduled backups run?"]
+
+    def sub_reply(question, sources):
+        return Fault(503) if "backups" in question else "Port 7420 [1]."
+
+    prompts = []
+    reply = model(subs, sub_reply, lambda prompt: prompts.append(prompt) or "unused")
+    with OpenAIStub(default=reply) as stub:
+        settings = openai_settings(sample_store, stub, **{"llm.max_retries": 0})
+        result = service.ask(settings, "Web port and backups?", mode="agentic")
+        trace = service.trace_store(settings).get(result.trace_id)
+        # When every part fails there is nothing to answer with: one clear error.
+        stub.default = model(subs, lambda q, s: Fault(503), None)
+        failed = runner.invoke(
+            app,
+            ["ask", "Web port and backups?", "--mode", "agentic", "--store", str(sample_store)],
+            env={"OPENAI_BASE_URL": stub.base_url, "RAGCLI_LLM__MAX_RETRIES": "0"},
+        )
+    # The answered part is the answer (one part needs no synthesis); the other is flagged.
+    assert result.answer == "Port 7420 [1]." and not prompts
+    assert result.answer_type == "limited"
+    error = f"model endpoint {stub.base_url} answered HTTP 503 after 0 retries"
+    assert result.notes == [f"not answered: {subs[1]} ({error})"]
+    entries = result.agentic_details["sub_answers"]
+    assert entries[1]["answer"] is None and "503" in entries[1]["error"]
+    # Only the answered part's chunks are sources.
+    assert [s["n"] for s in entries[0]["sources"]] == list(range(1, len(result.sources) + 1))
+    stage = step_named(trace, "answer_sub_questions")
+    assert stage.decision == "1 of 2 sub-questions answered, 2 at a time"
+    assert [row["answered"] for row in stage.details["sub_questions"]] == [
+        "yes",
+        "no: model failed",
+    ]
+    assert result.usage.llm_calls == 1 + 2  # the failed call counts too
+    assert failed.exit_code == 1
+    assert failed.output.startswith("error: no sub-question could be answered: model endpoint")
+    assert "Traceback" not in failed.output

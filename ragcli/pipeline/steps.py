@@ -9,6 +9,7 @@ import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from ragcli.errors import BackendError
 from ragcli.llm.citations import MergedSources, merge_sources, renumber
 from ragcli.llm.text import cited_numbers
 from ragcli.models import RetrievedChunk, SubAnswer
@@ -104,9 +105,14 @@ def answer_sub_questions(ctx: RunContext, sub_questions: list[str]) -> list[SubA
         def answer(sub_question: str) -> tuple[SubAnswer, int]:
             started = time.perf_counter()
             chunks = ctx.retriever.search(sub_question, agentic.top_k)
-            text = ctx.llm.generate(sub_question, chunks)
+            text, error = "", None
+            try:
+                text = ctx.llm.generate(sub_question, chunks)
+            except BackendError as exc:  # the other parts can still be answered
+                error = str(exc)
             ms = round((time.perf_counter() - started) * 1000)
-            return SubAnswer(question=sub_question, answer=text, sources=chunks), ms
+            sub = SubAnswer(question=sub_question, answer=text, sources=chunks, error=error)
+            return sub, ms
 
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragcli-sub") as pool:
             # Each worker runs in a copy of this context, so the model calls it makes are
@@ -126,8 +132,11 @@ def answer_sub_questions(ctx: RunContext, sub_questions: list[str]) -> list[SubA
                     "best_score": best,
                     "chunks": len(sub.sources),
                     "ms": ms,
+                    "answered": "no: model failed" if sub.error else "yes",
                 }
             )
+            if sub.error:
+                step.note(f"sub-question {number} not answered: {sub.error}")
             chunk_rows.extend(
                 {
                     "sub": number,
@@ -145,18 +154,26 @@ def answer_sub_questions(ctx: RunContext, sub_questions: list[str]) -> list[SubA
             "weakest best": min(bests) if bests else None,
             "chunks": len(chunk_rows),
         }
-        step.decision = f"{len(results)} sub-answers, {workers} at a time"
+        failed = [sub for sub, _ in results if sub.error]
+        step.decision = (
+            f"{len(results) - len(failed)} of {len(results)} sub-questions answered, "
+            f"{workers} at a time"
+        )
         step.details["sub_questions"] = rows
         step.details["chunks"] = chunk_rows
+        if len(failed) == len(results):
+            raise BackendError(f"no sub-question could be answered: {failed[0].error}")
     return [sub for sub, _ in results]
 
 
 def synthesize(
     ctx: RunContext, question: str, sub_answers: list[SubAnswer]
 ) -> tuple[str, MergedSources]:
-    """One answer from the sub-answers, citing one de-duplicated list of their sources."""
-    with ctx.trace.step("synthesize", question=question, sub_answers=len(sub_answers)) as step:
-        merged = merge_sources(sub_answers)
+    """One answer from the sub-answers, citing one de-duplicated list of their sources.
+    Sub-questions the model failed on take no part: their chunks informed no answer."""
+    answered = {n: sub for n, sub in enumerate(sub_answers, start=1) if not sub.error}
+    with ctx.trace.step("synthesize", question=question, sub_answers=len(answered)) as step:
+        merged = merge_sources(list(answered.values()))
         for message in merged.dropped:
             step.note(message)
         if len(merged.sub_answers) == 1:
@@ -179,7 +196,7 @@ def synthesize(
             "cited": len(cited),
         }
         used_by: dict[str, list[str]] = {}
-        for number, sub in enumerate(sub_answers, start=1):
+        for number, sub in answered.items():
             for chunk in sub.sources:
                 used_by.setdefault(chunk.chunk_id, []).append(str(number))
         step.details["sources"] = [
