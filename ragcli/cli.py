@@ -215,6 +215,7 @@ def ask(
                 "store.path": store and str(store),
                 "store.collection": collection,
                 "retrieval.top_k": top_k,
+                "agentic.top_k": top_k if mode == "agentic" else None,
                 "llm.provider": llm,
             },
             set_values,

@@ -68,6 +68,7 @@ class SubAnswer(BaseModel):
     question: str
     answer: str
     sources: list[RetrievedChunk] = Field(default_factory=list)
+    error: str | None = None  # the model failed to answer this sub-question
 
 
 class Usage(BaseModel):

@@ -25,6 +25,10 @@ ANSWER_STYLES = {
 }
 
 
+# Step details worth showing with an answer; `ragcli trace` shows them all.
+ASK_DETAILS = {"sub_questions"}
+
+
 def display_path(path: str) -> str:
     """Paths under the working directory are shown relative to it; URLs as they are."""
     if "://" in path:
@@ -105,12 +109,15 @@ def steps_table(steps: list[StepRecord], title: str = "Steps") -> Table:
     return table
 
 
-def details_tables(steps: list[StepRecord]) -> list[Table]:
-    """Each step's detail lists (grades, web results, rounds ...) as a table of its own."""
+def details_tables(steps: list[StepRecord], keys: set[str] | None = None) -> list[Table]:
+    """Each step's detail lists (grades, web results, rounds ...) as a table of its own;
+    only those named in `keys` when it is given."""
     tables = []
     for number, step in enumerate(steps, start=1):
         for key, rows in step.details.items():
             if not rows or not isinstance(rows, list) or not isinstance(rows[0], dict):
+                continue
+            if keys is not None and key not in keys:
                 continue
             table = Table(title=f"{number}. {step.name}: {key}", title_justify="left", expand=True)
             columns = list(dict.fromkeys(k for row in rows for k in row))
@@ -194,6 +201,7 @@ def ask_result(result: AskResult, trace: Trace | None = None) -> Group:
         parts.append(sources_table(sources))
     if trace is not None:
         parts.append(steps_table(trace.steps, title="Routing"))
+        parts.extend(details_tables(trace.steps, keys=ASK_DETAILS))
     usage = result.usage
     parts.append(
         Text(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
@@ -15,6 +14,8 @@ import numpy as np
 
 from ragcli.config import Settings
 from ragcli.llm.base import label_for
+from ragcli.llm.citations import citation_label, cited_runs, merge_sources
+from ragcli.llm.decompose import decompose as decompose_question
 from ragcli.llm.text import (
     STOPWORDS,
     WORD,
@@ -29,6 +30,7 @@ from ragcli.models import ChunkGrade, Reflection, RetrievedChunk, SubAnswer, Ver
 from ragcli.store.embedder import Embedder
 
 NO_ANSWER = "The retrieved documents do not appear to answer this question."
+NO_ANSWER_PART = "The retrieved documents do not appear to answer this part."
 # Two sentences this similar say the same thing; quoting both adds nothing.
 DUPLICATE_COSINE = 0.92
 # An answer sentence this close to a source sentence is taken as supported by it.
@@ -227,14 +229,53 @@ class ExtractiveBackend:
         return " ".join(dict.fromkeys(missing + [query] + extra))
 
     def decompose(self, question: str) -> list[str]:
-        parts = [p.strip() + "?" for p in re.split(r"\?+", question) if p.strip()]
-        return parts or [question]
+        return decompose_question(question, self.settings.agentic.max_sub_questions)
 
-    def synthesize(self, question: str, sub_answers: list[SubAnswer]) -> str:
+    def synthesize(
+        self, question: str, sub_answers: list[SubAnswer], numbering: dict[str, int] | None = None
+    ) -> str:
+        """One section per sub-question, quoting its cited sentences (each sentence once in
+        the whole answer) and naming the files, and pages, they come from."""
+        if numbering is None:
+            merged = merge_sources(sub_answers)
+            sub_answers, numbering = merged.sub_answers, merged.numbering
+        by_number = {
+            numbering[c.chunk_id]: c
+            for sub in sub_answers
+            for c in sub.sources
+            if c.chunk_id in numbering
+        }
+        said: list[np.ndarray] = []
+        said_text: set[str] = set()
         sections = []
-        seen: set[str] = set()
         for sub in sub_answers:
-            kept = [s for s in sentences(sub.answer) if normalise(s) not in seen]
-            seen.update(normalise(s) for s in kept)
-            sections.append(f"**{sub.question}**\n{' '.join(kept) or NO_ANSWER}")
+            quoted, cited = [], []
+            runs = cited_runs(sub.answer)
+            vectors = self._vectors([text for text, _ in runs])
+            for (text, numbers), vector in zip(runs, vectors, strict=False):
+                repeated = normalise(text) in said_text or any(
+                    float(vector @ v) > DUPLICATE_COSINE for v in said
+                )
+                if repeated:
+                    continue
+                said_text.add(normalise(text))
+                said.append(vector)
+                quoted.append(text + " " + "".join(f"[{n}]" for n in numbers))
+                cited.extend(numbers)
+            if quoted:
+                body = " ".join(quoted)
+            elif runs:
+                body = "Answered above."
+                cited = [n for _, numbers in runs for n in numbers]
+            else:
+                body = NO_ANSWER_PART
+            files = [
+                f"[{n}] {citation_label(by_number[n])}"
+                for n in dict.fromkeys(cited)
+                if n in by_number
+            ]
+            section = f"**{sub.question}**\n{body}"
+            if files:
+                section += "\nSources: " + "; ".join(files)
+            sections.append(section)
         return "\n\n".join(sections)

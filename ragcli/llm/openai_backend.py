@@ -14,6 +14,7 @@ from ragcli.config import Settings
 from ragcli.errors import BackendError
 from ragcli.llm import prompts
 from ragcli.llm.base import label_for
+from ragcli.llm.citations import merge_sources
 from ragcli.llm.extractive import ExtractiveBackend
 from ragcli.models import ChunkGrade, Reflection, RetrievedChunk, SubAnswer, Verification
 from ragcli.trace.recorder import note, record_llm_call
@@ -193,10 +194,8 @@ class OpenAIBackend:
         self, question: str, sub_answers: list[SubAnswer], numbering: dict[str, int] | None = None
     ) -> str:
         if numbering is None:
-            numbering = {}
-            for sub in sub_answers:
-                for chunk in sub.sources:
-                    numbering.setdefault(chunk.chunk_id, len(numbering) + 1)
+            merged = merge_sources(sub_answers)
+            sub_answers, numbering = merged.sub_answers, merged.numbering
         return self._chat(prompts.synthesize(question, sub_answers, numbering))
 
     def verify(self, answer: str, chunks: list[RetrievedChunk]) -> Verification:

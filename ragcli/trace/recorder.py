@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -18,6 +19,8 @@ log = logging.getLogger("ragcli")
 _current_step: contextvars.ContextVar[StepRecord | None] = contextvars.ContextVar(
     "ragcli_step", default=None
 )
+# Concurrent workers (agentic sub-questions) add usage to one step: `+=` is not atomic.
+_usage_lock = threading.Lock()
 
 
 @dataclass
@@ -96,15 +99,17 @@ def current_step() -> StepRecord | None:
 def record_llm_call(prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
     step = _current_step.get()
     if step is not None:
-        step.llm_calls += 1
-        step.prompt_tokens += prompt_tokens
-        step.completion_tokens += completion_tokens
+        with _usage_lock:
+            step.llm_calls += 1
+            step.prompt_tokens += prompt_tokens
+            step.completion_tokens += completion_tokens
 
 
 def record_web_search() -> None:
     step = _current_step.get()
     if step is not None:
-        step.web_searches += 1
+        with _usage_lock:
+            step.web_searches += 1
 
 
 def note(message: str) -> None:

@@ -4,11 +4,12 @@ from collections.abc import Callable
 
 from ragcli.models import AskResult
 from ragcli.pipeline.context import RunContext
-from ragcli.pipeline.modes import standard, tos
+from ragcli.pipeline.modes import agentic, standard, tos
 
 Mode = Callable[[RunContext, str], AskResult]
 
 MODES: dict[str, Mode] = {
     "standard": standard.run,
     "tos": tos.run,
+    "agentic": agentic.run,
 }

@@ -1,0 +1,60 @@
+"""agentic: decompose the question, answer the sub-questions concurrently, synthesize one
+answer citing their de-duplicated sources. Model calls: 1 + n + 1 (2 when decomposition
+falls back to the original question). A sub-question the model fails on (after its
+retries) leaves a `limited` answer with a note; if all fail, the run fails."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragcli.llm.citations import MergedSources
+from ragcli.models import AskResult, SubAnswer
+from ragcli.pipeline import steps
+from ragcli.pipeline.context import RunContext
+
+
+def run(ctx: RunContext, question: str) -> AskResult:
+    sub_questions = steps.decompose(ctx, question)
+    sub_answers = steps.answer_sub_questions(ctx, sub_questions)
+    answer, merged = steps.synthesize(ctx, question, sub_answers)
+    # A part the model failed on leaves the answer incomplete: say so, never hide it.
+    notes = [f"not answered: {sub.question} ({sub.error})" for sub in sub_answers if sub.error]
+    return ctx.result(
+        answer,
+        merged.sources,
+        agentic_details=details(sub_questions, sub_answers, merged),
+        notes=notes,
+        answer_type="limited" if notes else "answer",
+    )
+
+
+def details(
+    sub_questions: list[str], sub_answers: list[SubAnswer], merged: MergedSources
+) -> dict[str, Any]:
+    """Each sub-answer cites the global source list; its sources point into it by `n`."""
+    recited = iter(merged.sub_answers)
+    entries = []
+    for sub in sub_answers:
+        if sub.error:
+            entries.append(
+                {"question": sub.question, "answer": None, "sources": [], "error": sub.error}
+            )
+            continue
+        answered = next(recited)
+        entries.append(
+            {
+                "question": sub.question,
+                "answer": answered.answer,
+                "sources": [
+                    {
+                        "n": merged.numbering[chunk.chunk_id],
+                        "chunk_id": chunk.chunk_id,
+                        "source_file": chunk.metadata.source_file,
+                        "page": chunk.metadata.page,
+                        "score": chunk.score,
+                    }
+                    for chunk in answered.sources
+                ],
+            }
+        )
+    return {"sub_questions": sub_questions, "sub_answers": entries}
