@@ -36,6 +36,6 @@ def retrieve(
 
 def generate(ctx: RunContext, query: str, chunks: list[RetrievedChunk]) -> str:
     with ctx.trace.step("generate", query=query, chunks=len(chunks)) as step:
-        answer = ctx.llm.generate(query, chunks)
+        answer = ctx.llm.generate(query, chunks, **ctx.stream_kwargs())
         step.decision = f"{len(answer)} characters"
     return answer
