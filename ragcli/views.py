@@ -5,8 +5,10 @@ view can grow without touching the shared one."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
+from rich import box
 from rich.console import Group
 from rich.markup import escape
 from rich.panel import Panel
@@ -18,7 +20,11 @@ from ragcli.render import ANSWER_STYLES, display_path, fmt
 
 
 def _when(timestamp: str | None) -> str:
-    return timestamp[:19].replace("T", " ") if timestamp else "-"
+    return timestamp[:16].replace("T", " ") if timestamp else "-"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
 
 
 def _pairs(title: str | None, rows: list[tuple[str, str]]) -> Table:
@@ -49,7 +55,7 @@ def status_view(data: dict[str, Any]) -> Group:
                 ("retrieval", f"{data['retrieval']['mode']} · top {data['retrieval']['top_k']}"),
                 ("model", f"{llm['provider']} · {model} · key {llm['api_key']}"),
                 ("web search", f"{web['provider']} · key {web['api_key']}"),
-                ("traces", f"{traces['runs']} runs · last {_when(traces['last_run'])}"),
+                ("traces", f"{_plural(traces['runs'], 'run')} · last {_when(traces['last_run'])}"),
             ],
         )
     ]
@@ -72,27 +78,34 @@ def status_view(data: dict[str, Any]) -> Group:
 
 def sources_view(rows: list[dict[str, Any]], collection: str | None) -> Group:
     title = f"Ingested files in '{collection}'" if collection else "Ingested files"
-    table = Table(title=title, title_justify="left", expand=True)
-    table.add_column("file", overflow="fold", ratio=3)
+    shown = [display_path(r["path"]) for r in rows]
+    root = ""
+    if any(os.path.isabs(p) for p in shown):
+        # Paths outside the working directory: show them under their common folder.
+        root = os.path.commonpath([os.path.dirname(r["path"]) for r in rows])
+        shown = [os.path.relpath(r["path"], root) for r in rows]
+        title += f" under {root}"
+    table = Table(title=escape(title), title_justify="left", expand=True)
+    table.add_column("file", overflow="fold", ratio=3, min_width=24)
     if collection is None:
         table.add_column("collection", no_wrap=True)
     for column in ("type", "chunks", "pages", "sha256", "ingested"):
         right = column in ("chunks", "pages")
         table.add_column(column, justify="right" if right else "left", no_wrap=True)
-    for row in rows:
-        cells = [escape(display_path(row["path"]))]
+    for row, path in zip(rows, shown, strict=True):
+        cells = [escape(path)]
         if collection is None:
             cells.append(escape(row["collection"]))
         cells += [
             row["file_type"],
             str(row["chunk_count"]),
             "-" if row["pages"] is None else str(row["pages"]),
-            row["sha256"][:12],
+            row["sha256"][:8],
             _when(row["ingested_at"]),
         ]
         table.add_row(*cells)
     total = sum(r["chunk_count"] for r in rows)
-    return Group(table, Text(f"{len(rows)} files · {total} chunks", style="dim"))
+    return Group(table, Text(f"{_plural(len(rows), 'file')} · {total} chunks", style="dim"))
 
 
 def removal_view(data: dict[str, Any]) -> Group:
@@ -103,7 +116,7 @@ def removal_view(data: dict[str, Any]) -> Group:
     for item in data["files"]:
         table.add_row(escape(display_path(item["path"])), str(item["chunks"]))
     files = len(data["files"])
-    summary = f"{verb} {files} file{'s' * (files != 1)} · {data['chunks_removed']} chunks"
+    summary = f"{verb} {_plural(files, 'file')} · {data['chunks_removed']} chunks"
     return Group(table, Text(summary, style="dim"))
 
 
@@ -116,19 +129,32 @@ def _score(row: dict[str, Any]) -> str:
 
 def compare_view(question: str, rows: list[dict[str, Any]]) -> Group:
     priced = any("estimated_cost_usd" in row for row in rows)
-    table = Table(title=f"Every mode on: {escape(question)}", title_justify="left", expand=True)
+    table = Table(
+        title=f"Every mode on: {escape(question)}",
+        title_justify="left",
+        expand=True,
+        box=box.SIMPLE_HEAD,
+    )
     table.add_column("mode", no_wrap=True)
     table.add_column("answer type", no_wrap=True)
-    table.add_column("route", overflow="fold", ratio=3)
+    table.add_column("route", overflow="fold", ratio=1)
     table.add_column("score", no_wrap=True)
-    for column in ("model calls", "tokens", "web", "ms") + (("cost",) if priced else ()):
+    for column in ("calls", "tokens", "web", "ms") + (("cost",) if priced else ()):
         table.add_column(column, justify="right", no_wrap=True)
-    answers: list[Any] = []
+    below: list[Any] = []
     for row in rows:
         kind = row["answer_type"]
         style = ANSWER_STYLES.get(kind, "red")
         if row.get("error"):
-            table.add_row(row["mode"], f"[red]{kind}[/]", escape(row["error"]), *["-"] * 5)
+            table.add_row(row["mode"], f"[red]{kind}[/]", "see below", *["-"] * (5 + priced))
+            below.append(
+                Panel(
+                    escape(row["error"]),
+                    title=f"{escape(row['mode'])} · failed",
+                    title_align="left",
+                    border_style="red",
+                )
+            )
             continue
         cells = [
             row["mode"],
@@ -144,7 +170,7 @@ def compare_view(question: str, rows: list[dict[str, Any]]) -> Group:
             usd = row.get("estimated_cost_usd")
             cells.append(format_cost(usd) if usd is not None else "-")
         table.add_row(*cells)
-        answers.append(
+        below.append(
             Panel(
                 escape(row["answer"]),
                 title=f"[bold]{escape(row['mode'])}[/] · [{style}]{escape(kind)}[/]",
@@ -154,7 +180,7 @@ def compare_view(question: str, rows: list[dict[str, Any]]) -> Group:
                 border_style=style,
             )
         )
-    return Group(table, *answers)
+    return Group(table, *below)
 
 
 def search_results(text: str, rows: list[dict[str, Any]]) -> Table:
@@ -163,8 +189,8 @@ def search_results(text: str, rows: list[dict[str, Any]]) -> Table:
     table.add_column("time", no_wrap=True)
     table.add_column("mode", no_wrap=True)
     table.add_column("outcome", no_wrap=True)
-    table.add_column("question", overflow="fold", ratio=2)
-    table.add_column("answer", overflow="fold", ratio=3)
+    table.add_column("question", overflow="fold", ratio=2, min_width=16)
+    table.add_column("answer", overflow="fold", ratio=3, min_width=20)
     for row in rows:
         answer = row.get("answer", "").replace("\n", " ")
         table.add_row(
@@ -178,17 +204,21 @@ def search_results(text: str, rows: list[dict[str, Any]]) -> Table:
     return table
 
 
-def _step_cell(side: dict[str, Any] | None) -> tuple[str, str, str]:
+def _step_cell(side: dict[str, Any] | None) -> str:
     if side is None:
-        return "-", "-", "-"
-    scored = fmt(side["scores"]) if side["scores"] else "-"
+        return "-"
+    text = fmt(side["scores"]) if side["scores"] else ""
     if side["threshold"]:
-        scored += f" vs {fmt(side['threshold'])}"
-    return scored, side["decision"] or "-", f"{side['ms']:.0f}"
+        text += f" vs {fmt(side['threshold'])}"
+    if side["decision"]:
+        text += f" -> {side['decision']}" if text else side["decision"]
+    return text or "-"
 
 
 def diff_view(data: dict[str, Any]) -> Group:
-    header = Table(title=f"Runs A {data['a']} and B {data['b']}", title_justify="left")
+    header = Table(
+        title=f"Runs A {data['a']} and B {data['b']}", title_justify="left", box=box.SIMPLE_HEAD
+    )
     header.add_column("")
     header.add_column("A", overflow="fold")
     header.add_column("B", overflow="fold")
@@ -200,28 +230,30 @@ def diff_view(data: dict[str, Any]) -> Group:
             escape(fmt(row["b"])),
             "≠" if row["differs"] else "",
         )
-    steps = Table(title="Steps side by side", title_justify="left", expand=True)
+    steps = Table(
+        title="Steps side by side (score vs threshold -> decision)",
+        title_justify="left",
+        expand=True,
+        box=box.SIMPLE_HEAD,
+    )
     steps.add_column("#", justify="right", no_wrap=True)
     steps.add_column("step", no_wrap=True)
-    for column in ("A score vs threshold", "A decision", "B score vs threshold", "B decision"):
-        steps.add_column(column, overflow="fold", ratio=2)
+    steps.add_column("A", overflow="fold", ratio=1)
+    steps.add_column("B", overflow="fold", ratio=1)
     steps.add_column("ms A/B", justify="right", no_wrap=True)
     steps.add_column("differs", overflow="fold")
     for number, pair in enumerate(data["steps"], start=1):
-        a_scores, a_decision, a_ms = _step_cell(pair["a"])
-        b_scores, b_decision, b_ms = _step_cell(pair["b"])
+        a_ms = f"{pair['a']['ms']:.0f}" if pair["a"] else "-"
+        b_ms = f"{pair['b']['ms']:.0f}" if pair["b"] else "-"
         names = {side["name"] for side in (pair["a"], pair["b"]) if side}
-        style = "yellow" if pair["differs"] else ""
         steps.add_row(
             str(number),
             escape(" / ".join(sorted(names))),
-            escape(a_scores),
-            escape(a_decision),
-            escape(b_scores),
-            escape(b_decision),
+            escape(_step_cell(pair["a"])),
+            escape(_step_cell(pair["b"])),
             f"{a_ms}/{b_ms}",
             escape(", ".join(pair["differs"])) or "-",
-            style=style,
+            style="yellow" if pair["differs"] else "",
         )
     differing = data["steps_differing"]
     summary = Text(

@@ -53,7 +53,9 @@ def _pair(a: StepRecord | None, b: StepRecord | None) -> dict[str, Any]:
         if _rounded(left["threshold"]) != _rounded(right["threshold"]):
             differs.append("threshold")
         if left["decision"] != right["decision"]:
-            differs.append("route")
+            # A decision taken against a threshold is a route; otherwise it is a result.
+            routed = left["threshold"] or right["threshold"]
+            differs.append("route" if routed else "result")
     return {"a": left, "b": right, "differs": differs}
 
 
