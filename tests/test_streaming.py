@@ -89,3 +89,26 @@ def test_cli_streams_on_a_terminal_only(sample_store):
         assert "30 days" in result.output and "Sources" in result.output
     assert json.loads(as_json.output)["answer"] == ANSWER
     assert "\x1b" not in piped.output and "\x1b" not in plain.output
+
+
+def test_live_view_starts_over_when_a_new_generation_begins():
+    import io
+
+    from rich.console import Console
+
+    from ragcli.terminal import LiveAnswer
+    from ragcli.trace.recorder import Trace
+
+    console = Console(file=io.StringIO(), force_terminal=True, width=60, height=20)
+    trace = Trace(question="q", mode="reflect")
+    with LiveAnswer(console) as live:
+        with trace.step("generate"):
+            live("first ")
+            live("draft")
+        assert (live.text, live.rounds) == ("first draft", 1)
+        with trace.step("generate"):  # the next reflection round
+            live("second")
+        assert (live.text, live.rounds) == ("second", 2)
+        rendered = Console(file=io.StringIO(), width=60)
+        rendered.print(live._view())
+        assert "generating (round 2)" in rendered.file.getvalue()
