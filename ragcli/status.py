@@ -62,6 +62,13 @@ def _traces(path: Path) -> dict[str, Any]:
     return {"runs": runs, "last_run": last}
 
 
+def _price(settings: Settings, provider: str) -> dict[str, float] | None:
+    from ragcli.cost import price_for
+
+    price = price_for(settings.prices, settings.llm.model) if provider == "openai" else None
+    return price.model_dump() if price else None
+
+
 def web_provider(settings: Settings) -> str:
     provider = settings.web.provider
     if provider == "auto":
@@ -109,6 +116,7 @@ def gather(settings: Settings) -> dict[str, Any]:
             "model": llm.model if provider == "openai" else "none (quotes the sources)",
             "base_url": llm.base_url or ("api.openai.com" if provider == "openai" else None),
             "api_key": _redacted(llm.api_key),
+            "price_per_1m_tokens": _price(settings, provider),
         },
         "web": {
             "provider": web_provider(settings),

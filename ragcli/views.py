@@ -43,6 +43,8 @@ def status_view(data: dict[str, Any]) -> Group:
         where += f"  · chroma server {store['chroma']}"
     llm, web, emb = data["llm"], data["web"], data["embedder"]
     model = llm["model"] + (f" at {llm['base_url']}" if llm["base_url"] else "")
+    price = llm.get("price_per_1m_tokens")
+    priced = f"${price['input']:g} in, ${price['output']:g} out per 1M tokens" if price else "-"
     traces = data["traces"]
     parts: list[Any] = [
         _pairs(
@@ -54,6 +56,7 @@ def status_view(data: dict[str, Any]) -> Group:
                 ("embedder", f"{emb['model']} · {emb['backend']} · {emb['device']}"),
                 ("retrieval", f"{data['retrieval']['mode']} · top {data['retrieval']['top_k']}"),
                 ("model", f"{llm['provider']} · {model} · key {llm['api_key']}"),
+                ("price", priced),
                 ("web search", f"{web['provider']} · key {web['api_key']}"),
                 ("traces", f"{_plural(traces['runs'], 'run')} · last {_when(traces['last_run'])}"),
             ],

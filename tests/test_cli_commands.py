@@ -92,12 +92,14 @@ def test_status_reports_store_collections_and_backends_with_keys_redacted(sample
     assert docs["name"] == "docs" and docs["files"] == 14 and docs["chunks"] > 100
     assert data["last_ingest"] == docs["last_ingest"] and data["last_ingest"].startswith("20")
     assert data["llm"]["provider"] == "openai" and data["llm"]["model"] == "gpt-4o-mini"
+    assert data["llm"]["price_per_1m_tokens"] == {"input": 0.15, "output": 0.60}
     assert data["web"]["provider"] == "tavily"
     assert data["embedder"]["model"] == "all-MiniLM-L6-v2"
     text = cli("status", "--store", str(sample_store), env=env).output
     for output in (result.output, text):
         assert "sk-secret-123" not in output and "tvly-secret-456" not in output
     assert "docs" in text and "openai" in text and "redacted" in text
+    assert "$0.15 in, $0.6 out per 1M tokens" in text
 
 
 def test_status_of_a_missing_store_creates_nothing(tmp_path):
