@@ -76,6 +76,7 @@ def ask(
     mode: str = "standard",
     collection: str | None = None,
     on_export: Callable[[str], None] | None = None,
+    on_token: Callable[[str], None] | None = None,
 ) -> AskResult:
     from ragcli.llm import make_llm
     from ragcli.pipeline.context import RunContext
@@ -99,7 +100,11 @@ def ask(
         backend=backend_info(settings, llm.model, emb.name),
     )
     ctx = RunContext(
-        settings=settings, retriever=Retriever(store, emb, collection), llm=llm, trace=trace
+        settings=settings,
+        retriever=Retriever(store, emb, collection),
+        llm=llm,
+        trace=trace,
+        on_token=on_token,
     )
     result = MODES[mode](ctx, question)
     trace.total_ms = round((time.perf_counter() - started) * 1000, 1)

@@ -14,7 +14,8 @@ import typer
 from rich.console import Console
 
 from ragcli import __version__
-from ragcli.errors import ExitCode, RagcliError
+from ragcli.errors import ExitCode, RagcliError, exit_code_for
+from ragcli.terminal import can_animate, make_console
 
 app = typer.Typer(
     name="ragcli",
@@ -26,6 +27,10 @@ app = typer.Typer(
 
 console = Console()
 errors = Console(stderr=True)
+NoStreamOpt = Annotated[
+    bool,
+    typer.Option("--no-stream", help="Print the answer when it is complete, not as it is written."),
+]
 
 ConfigOpt = Annotated[
     Path | None, typer.Option("--config", help="Configuration file (default ./config.yaml).")
@@ -101,6 +106,8 @@ def main_options(
     ] = False,
 ) -> None:
     """Retrieval-augmented answers from your own files."""
+    global console, errors
+    console, errors = make_console(), make_console(stderr=True)
 
 
 @app.command()
@@ -129,7 +136,7 @@ def ingest(
 
         check_collection_name(settings.store.collection)
         ingestor = service.ingestor(settings, on_export=_export_notice)
-        if console.is_terminal and not as_json:
+        if can_animate(console) and not as_json:
             report = _ingest_with_progress(ingestor, paths, settings.store.collection, prune)
         else:
             report = ingestor.run(paths, settings.store.collection, prune=prune)
@@ -195,16 +202,26 @@ def ask(
         ),
     ] = None,
     as_json: JsonOpt = False,
+    no_stream: NoStreamOpt = False,
+    compare_modes: Annotated[
+        bool, typer.Option("--compare", help="Run every mode on the question; one table.")
+    ] = False,
     store: StoreOpt = None,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
-    """Answer a question from the ingested documents."""
+    """Answer a question from the ingested documents.
+
+    Exit codes: 0 answered, 3 limited or unverified, 4 clarification needed,
+    5 handoff or not covered, 2 usage or configuration error, 1 failure."""
     from ragcli import app as service
     from ragcli import render
     from ragcli.pipeline.modes import MODES
 
     _logging(verbose)
+    if compare_modes:
+        _compare(question, top_k, llm, collection, as_json, store, config)
+        return
     try:
         if mode not in MODES:
             known = ", ".join(MODES)
@@ -222,32 +239,66 @@ def ask(
         )
         if not question.strip():
             raise RagcliError("the question is empty", ExitCode.USAGE)
-        result = service.ask(settings, question, mode=mode, on_export=_export_notice)
+        if not no_stream and not as_json and can_animate(console):
+            from ragcli.terminal import LiveAnswer
+
+            with LiveAnswer(console) as live:
+                result = service.ask(
+                    settings, question, mode=mode, on_export=_export_notice, on_token=live
+                )
+        else:
+            result = service.ask(settings, question, mode=mode, on_export=_export_notice)
     except RagcliError as error:
         raise _fail(error) from None
+    from ragcli import cost
+
+    usd = cost.estimate_usage(settings.prices, result.backend, result.usage.model_dump())
     if as_json:
-        _print_json(result.to_json_dict())
+        data = result.to_json_dict()
+        if usd is not None:
+            data["estimated_cost_usd"] = usd
+        _print_json(data)
     else:
         trace = service.trace_store(settings).get(result.trace_id)
-        console.print(render.ask_result(result, trace))
+        console.print(render.ask_result(result, trace, cost=usd))
+    code = exit_code_for(result.answer_type)
+    if code != ExitCode.OK:
+        raise typer.Exit(int(code))
 
 
 @app.command()
 def trace(
-    trace_id: Annotated[str | None, typer.Argument(help="Run id (a prefix is enough).")] = None,
+    trace_id: Annotated[
+        str | None, typer.Argument(help="Run id (a prefix is enough), or `diff A B`.")
+    ] = None,
+    more_ids: Annotated[
+        list[str] | None, typer.Argument(help="With `diff`: the two run ids.", show_default=False)
+    ] = None,
     list_runs: Annotated[bool, typer.Option("--list", help="List recent runs.")] = False,
+    search: Annotated[
+        str | None,
+        typer.Option("--search", "-s", help="List runs whose question or answer contains TEXT."),
+    ] = None,
     limit: Annotated[int, typer.Option("-n", help="How many runs --list shows.")] = 20,
     as_json: JsonOpt = False,
     store: StoreOpt = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Show how a run was made: every score, threshold, route and iteration."""
+    """Show how a run was made: every score, threshold, route and iteration.
+
+    `ragcli trace diff A B` puts two runs' steps side by side and marks what differs."""
     from ragcli import app as service
     from ragcli import render
 
     try:
         settings = _settings(config, {"store.path": store and str(store)})
         traces = service.trace_store(settings)
+        if trace_id == "diff" or more_ids:
+            _trace_diff(traces, trace_id, more_ids or [], as_json)
+            return
+        if search is not None:
+            _trace_search(traces, search, limit, as_json)
+            return
         if list_runs:
             rows = traces.recent(limit)
             _print_json(rows) if as_json else console.print(render.trace_list(rows))
@@ -261,7 +312,10 @@ def trace(
     if as_json:
         _print_json(record.to_dict())
     else:
-        console.print(render.trace_view(record))
+        from ragcli import cost
+
+        usd = cost.estimate_usage(settings.prices, record.backend, record.usage())
+        console.print(render.trace_view(record, cost=usd))
 
 
 @app.command("config")
@@ -282,6 +336,212 @@ def show_config(
         import yaml
 
         sys.stdout.write(yaml.safe_dump(data, sort_keys=False))
+
+
+def _compare(
+    question: str,
+    top_k: int | None,
+    llm: str | None,
+    collection: str | None,
+    as_json: bool,
+    store: Path | None,
+    config: Path | None,
+) -> None:
+    """Every mode in the registry on one question: a summary table, then each answer."""
+    from ragcli import app as service
+    from ragcli import views
+    from ragcli.compare import compare
+
+    try:
+        settings = _settings(
+            config,
+            {
+                "store.path": store and str(store),
+                "store.collection": collection,
+                "retrieval.top_k": top_k,
+                "llm.provider": llm,
+            },
+        )
+        if not question.strip():
+            raise RagcliError("the question is empty", ExitCode.USAGE)
+        traces = service.trace_store(settings)
+        # Load the store and the model once before the first mode, so that mode alone
+        # does not pay for the imports and its time compares fairly with the others.
+        service.vector_store(settings, must_exist=True)
+        service.embedder(settings, _export_notice)
+
+        def ask_quietly(settings, question, mode):
+            return service.ask(settings, question, mode=mode, on_export=_export_notice)
+
+        def announce(mode: str) -> None:
+            if not as_json:
+                errors.print(f"running {mode} ...", style="dim", highlight=False)
+
+        rows = compare(settings, question, ask_quietly, traces.get, on_run=announce)
+    except RagcliError as error:
+        raise _fail(error) from None
+    if as_json:
+        _print_json(rows)
+    else:
+        console.print(views.compare_view(question, rows))
+    if any(row.get("error") for row in rows):
+        raise typer.Exit(int(ExitCode.FAILURE))
+
+
+@app.command()
+def compare(
+    question: Annotated[str, typer.Argument(help="The question every mode answers.")],
+    top_k: Annotated[
+        int | None, typer.Option("--top-k", "-k", min=1, max=100, help="Chunks to retrieve.")
+    ] = None,
+    llm: Annotated[
+        str | None, typer.Option("--llm", help="Model backend: auto, openai or extractive.")
+    ] = None,
+    collection: CollectionOpt = None,
+    as_json: JsonOpt = False,
+    store: StoreOpt = None,
+    config: ConfigOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Run every mode on one question and compare them in one table (same as ask --compare).
+
+    Exits 0 when every mode produced an answer of some kind, 1 when one failed."""
+    _logging(verbose)
+    _compare(question, top_k, llm, collection, as_json, store, config)
+
+
+def _trace_diff(traces, first: str | None, more: list[str], as_json: bool) -> None:
+    from ragcli import views
+    from ragcli.trace.diff import diff_traces
+
+    if first != "diff" or len(more) != 2:
+        raise RagcliError("compare two runs with `ragcli trace diff ID_A ID_B`", ExitCode.USAGE)
+    records = []
+    for run_id in more:
+        record = traces.get(run_id)
+        if record is None:
+            raise RagcliError(
+                f"no run {run_id!r} in {traces.path} (unknown, or a prefix of several)",
+                ExitCode.USAGE,
+            )
+        records.append(record)
+    data = diff_traces(*records)
+    _print_json(data) if as_json else console.print(views.diff_view(data))
+
+
+def _trace_search(traces, text: str, limit: int, as_json: bool) -> None:
+    from ragcli import views
+
+    if not text.strip():
+        raise RagcliError("--search: give some text to look for", ExitCode.USAGE)
+    rows = traces.search(text, limit)
+    if as_json:
+        _print_json(rows)
+    elif rows:
+        console.print(views.search_results(text, rows))
+    else:
+        console.print(f"no run's question or answer contains {text!r}", highlight=False)
+
+
+@app.command()
+def status(
+    as_json: JsonOpt = False,
+    store: StoreOpt = None,
+    config: ConfigOpt = None,
+) -> None:
+    """The store, its collections, and the model, embedder and web search in force."""
+    from ragcli import status as report
+    from ragcli import views
+
+    try:
+        settings = _settings(config, {"store.path": store and str(store)})
+    except RagcliError as error:
+        raise _fail(error) from None
+    data = report.gather(settings)
+    _print_json(data) if as_json else console.print(views.status_view(data))
+
+
+def _manifest_or_fail(settings):
+    from ragcli import app as service
+    from ragcli.errors import EmptyStoreError
+    from ragcli.store.manifest import Manifest
+
+    path = service.store_dir(settings) / "manifest.sqlite"
+    if not path.is_file():
+        raise EmptyStoreError(
+            f"no files ingested in {service.store_dir(settings)}: run `ragcli ingest PATH` first"
+        )
+    return Manifest(path)
+
+
+@app.command()
+def sources(
+    collection: CollectionOpt = None,
+    as_json: JsonOpt = False,
+    store: StoreOpt = None,
+    config: ConfigOpt = None,
+) -> None:
+    """List the ingested files: chunks, pages, content hash and ingest time."""
+    from ragcli import views
+
+    try:
+        settings = _settings(config, {"store.path": store and str(store)})
+        manifest = _manifest_or_fail(settings)
+        records = manifest.files(collection)
+        manifest.close()
+    except RagcliError as error:
+        raise _fail(error) from None
+    from dataclasses import asdict
+
+    rows = [asdict(r) for r in records]
+    if as_json:
+        _print_json(rows)
+    elif rows:
+        console.print(views.sources_view(rows, collection))
+    else:
+        where = f"collection {collection!r}" if collection else "the store"
+        console.print(f"no files ingested in {where}", highlight=False)
+
+
+@app.command("rm")
+def remove(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Ingested files or folders (they may be gone from disk).")
+    ],
+    collection: CollectionOpt = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", "-n", help="List what would be removed; remove nothing.")
+    ] = False,
+    as_json: JsonOpt = False,
+    store: StoreOpt = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Remove files' chunks from the store: vectors, lexical index and manifest.
+
+    A folder removes every ingested file under it. A path that matches no ingested file is
+    an error (exit 2) and nothing is removed."""
+    from ragcli import app as service
+    from ragcli import views
+    from ragcli.ingest.removal import remove_paths
+
+    try:
+        settings = _settings(
+            config, {"store.path": store and str(store), "store.collection": collection}
+        )
+        name = settings.store.collection
+        manifest = _manifest_or_fail(settings)
+        try:
+            # Checked before the store and model load, so a typo costs nothing.
+            removal = remove_paths(manifest, name, paths)
+        finally:
+            manifest.close()
+        if not dry_run:
+            ingestor = service.ingestor(settings, on_export=_export_notice)
+            removal = remove_paths(ingestor.manifest, name, paths, ingestor.remove_file)
+    except RagcliError as error:
+        raise _fail(error) from None
+    data = removal.to_dict()
+    _print_json(data) if as_json else console.print(views.removal_view(data))
 
 
 def main() -> None:

@@ -126,6 +126,21 @@ class WebSettings(Section):
     timeout: float = Field(15.0, gt=0)
 
 
+class ModelPrice(Section):
+    input: float = Field(ge=0.0)  # dollars per 1M prompt tokens
+    output: float = Field(ge=0.0)  # dollars per 1M completion tokens
+
+
+# OpenAI list prices; config.yaml's `prices:` replaces this table as a whole.
+DEFAULT_PRICES: dict[str, dict[str, float]] = {
+    "gpt-4o-mini": {"input": 0.15, "output": 0.60},
+    "gpt-4o": {"input": 2.50, "output": 10.00},
+    "gpt-4.1": {"input": 2.00, "output": 8.00},
+    "gpt-4.1-mini": {"input": 0.40, "output": 1.60},
+    "gpt-4.1-nano": {"input": 0.10, "output": 0.40},
+}
+
+
 class Settings(Section):
     store: StoreSettings = StoreSettings()
     embedding: EmbeddingSettings = EmbeddingSettings()
@@ -137,6 +152,9 @@ class Settings(Section):
     agentic: AgenticSettings = AgenticSettings()
     llm: LLMSettings = LLMSettings()
     web: WebSettings = WebSettings()
+    prices: dict[str, ModelPrice] = Field(
+        default_factory=lambda: {k: ModelPrice(**v) for k, v in DEFAULT_PRICES.items()}
+    )
 
     def thresholds(self) -> dict[str, Any]:
         """Every threshold and limit in force, for the trace."""

@@ -12,6 +12,23 @@ class ExitCode(IntEnum):
     NOT_COVERED = 5  # handoff: the documents do not cover the question
 
 
+# What `ask` exits with for each AskResult.answer_type (README, "Exit codes").
+ANSWER_EXIT_CODES: dict[str, ExitCode] = {
+    "answer": ExitCode.OK,
+    "limited": ExitCode.LIMITED,
+    "unverified": ExitCode.LIMITED,
+    "clarification": ExitCode.CLARIFY,
+    "handoff": ExitCode.NOT_COVERED,
+    "not_covered": ExitCode.NOT_COVERED,
+}
+
+
+def exit_code_for(answer_type: str) -> ExitCode:
+    """An answer type outside the shared vocabulary is not a plain answer: treat it as limited,
+    so a script never takes an unknown outcome for a full answer."""
+    return ANSWER_EXIT_CODES.get(answer_type or "answer", ExitCode.LIMITED)
+
+
 class RagcliError(Exception):
     """An error meant for the user: printed as one line, never as a traceback."""
 

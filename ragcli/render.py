@@ -12,6 +12,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from ragcli.cost import format_cost
 from ragcli.models import AskResult
 from ragcli.trace.recorder import StepRecord, Trace
 
@@ -183,7 +184,7 @@ def backend_line(backend: dict[str, str]) -> Text:
     return Text("backend  " + "  ·  ".join(parts), style="dim")
 
 
-def ask_result(result: AskResult, trace: Trace | None = None) -> Group:
+def ask_result(result: AskResult, trace: Trace | None = None, cost: float | None = None) -> Group:
     style = ANSWER_STYLES.get(result.answer_type, "green")
     badge = result.answer_type
     if result.tos_details:
@@ -207,7 +208,9 @@ def ask_result(result: AskResult, trace: Trace | None = None) -> Group:
         Text(
             f"{result.timings_ms.get('total', 0):.0f} ms · {usage.llm_calls} model calls · "
             f"{usage.prompt_tokens + usage.completion_tokens} tokens · "
-            f"{usage.web_searches} web searches · trace {result.trace_id}",
+            f"{usage.web_searches} web searches · "
+            + (f"{format_cost(cost)} · " if cost is not None else "")
+            + f"trace {result.trace_id}",
             style="dim",
         )
     )
@@ -215,7 +218,7 @@ def ask_result(result: AskResult, trace: Trace | None = None) -> Group:
     return Group(*parts)
 
 
-def trace_view(trace: Trace) -> Group:
+def trace_view(trace: Trace, cost: float | None = None) -> Group:
     header = Table.grid(padding=(0, 2))
     header.add_column(style="bold")
     header.add_column()
@@ -231,7 +234,8 @@ def trace_view(trace: Trace) -> Group:
             "total",
             f"{trace.total_ms:.0f} ms · {usage['llm_calls']} model calls · "
             f"{usage['prompt_tokens']}+{usage['completion_tokens']} tokens · "
-            f"{usage['web_searches']} web searches",
+            f"{usage['web_searches']} web searches"
+            + (f" · {format_cost(cost)}" if cost is not None else ""),
         ),
     ):
         header.add_row(label, escape(str(value)))

@@ -7,6 +7,7 @@ request body is kept in `requests`, and usage is deterministic (word counts)."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -52,6 +53,12 @@ class StubServer:
                 self.send_response(status)
                 for name, value in headers.items():
                     self.send_header(name, value)
+                if not isinstance(payload, str):  # server-sent events, written as they come
+                    self.end_headers()
+                    for event in payload:
+                        self.wfile.write(event.encode())
+                        self.wfile.flush()
+                    return
                 data = payload.encode()
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -65,7 +72,8 @@ class StubServer:
         host, port = self.server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def handle(self, path: str, body: dict, headers: dict) -> tuple[int, dict, str]:
+    def handle(self, path: str, body: dict, headers: dict) -> tuple[int, dict, Any]:
+        """(status, headers, payload): a str, or an iterable of str written one by one."""
         raise NotImplementedError
 
     def __enter__(self):
@@ -86,6 +94,10 @@ class OpenAIStub(StubServer):
         self.default = default if default is not None else "stub answer [1]"
         self.delay = delay
         self._lock = threading.Lock()
+        # Streaming (stream=True): servers differ in how they report usage.
+        self.stream_usage = True  # send a usage chunk when stream_options.include_usage asks
+        self.reject_stream_options = False  # answer 400 to stream_options, as some servers do
+        self.stream_delay = 0.0  # seconds between events
 
     @property
     def base_url(self) -> str:
@@ -111,6 +123,8 @@ class OpenAIStub(StubServer):
         time.sleep(self.delay)
         content = reply if isinstance(reply, str) else json.dumps(reply)
         prompt_words = sum(len(str(m.get("content", "")).split()) for m in body["messages"])
+        if body.get("stream"):
+            return self._stream(body, content, prompt_words)
         payload = {
             "id": "chatcmpl-stub",
             "object": "chat.completion",
@@ -130,3 +144,41 @@ class OpenAIStub(StubServer):
             },
         }
         return 200, {"Content-Type": "application/json"}, json.dumps(payload)
+
+    def _stream(self, body: dict, content: str, prompt_words: int) -> tuple[int, dict, Any]:
+        """The reply as server-sent chat.completion.chunk events, a word at a time."""
+        if self.reject_stream_options and "stream_options" in body:
+            error = {"error": {"message": "Unrecognized request argument: stream_options"}}
+            return 400, {"Content-Type": "application/json"}, json.dumps(error)
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        model = body.get("model", "stub")
+
+        def chunk(choices: list[dict], usage: dict | None = None) -> str:
+            data = {
+                "id": "chatcmpl-stub",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": model,
+                "choices": choices,
+            }
+            if usage is not None:
+                data["usage"] = usage
+            return f"data: {json.dumps(data)}\n\n"
+
+        def events():
+            yield chunk([{"index": 0, "delta": {"role": "assistant", "content": ""}}])
+            for piece in re.findall(r"\s*\S+", content):
+                time.sleep(self.stream_delay)
+                yield chunk([{"index": 0, "delta": {"content": piece}, "finish_reason": None}])
+            yield chunk([{"index": 0, "delta": {}, "finish_reason": "stop"}])
+            if include_usage and self.stream_usage:
+                completion = len(content.split())
+                usage = {
+                    "prompt_tokens": prompt_words,
+                    "completion_tokens": completion,
+                    "total_tokens": prompt_words + completion,
+                }
+                yield chunk([], usage)
+            yield "data: [DONE]\n\n"
+
+        return 200, {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}, events()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ragcli.config import Settings
@@ -38,6 +39,7 @@ def parse_json(text: str) -> Any:
 
 class OpenAIBackend:
     name = "openai"
+    streams = True  # generate and synthesize accept on_token
 
     def __init__(self, settings: Settings, fallback: ExtractiveBackend, client: Any = None):
         self.settings = settings
@@ -92,6 +94,64 @@ class OpenAIBackend:
         content = choices[0].message.content if choices else None
         return (content or "").strip()
 
+    def _chat_streaming(self, prompt: str, on_token: Callable[[str], None]) -> str:
+        """Like _chat, but hands each piece of the reply to on_token as it arrives. Usage
+        comes in the stream's last chunk where the server supports `stream_options`."""
+        import httpx
+        import openai
+
+        llm = self.settings.llm
+        request: dict[str, Any] = {
+            "model": llm.model,
+            "messages": [
+                {"role": "system", "content": prompts.SYSTEM},
+                {"role": "user", "content": prompt},
+            ],
+            "max_tokens": llm.max_tokens,
+            "temperature": llm.temperature,
+            "stream": True,
+        }
+        parts: list[str] = []
+        usage = None
+        try:
+            try:
+                stream = self.client.chat.completions.create(
+                    **request, stream_options={"include_usage": True}
+                )
+            except openai.BadRequestError:
+                note("stream: the server rejected stream_options; streaming without usage")
+                stream = self.client.chat.completions.create(**request)
+            for chunk in stream:
+                usage = getattr(chunk, "usage", None) or usage
+                for choice in getattr(chunk, "choices", None) or []:
+                    piece = getattr(choice.delta, "content", None) if choice.delta else None
+                    if piece:
+                        parts.append(piece)
+                        on_token(piece)
+        except openai.APIStatusError as exc:
+            record_llm_call()
+            raise BackendError(
+                f"model endpoint {self._where()} answered HTTP {exc.status_code} "
+                f"after {llm.max_retries} retries"
+            ) from None
+        except openai.APITimeoutError:
+            record_llm_call()
+            raise BackendError(
+                f"model endpoint {self._where()} timed out after {llm.timeout:g}s "
+                f"({llm.max_retries} retries)"
+            ) from None
+        except (openai.APIConnectionError, httpx.HTTPError):
+            record_llm_call()
+            raise BackendError(
+                f"model endpoint {self._where()} cannot be reached or broke off the stream"
+            ) from None
+        if usage is None:
+            note("stream: the server reported no token usage; this call's tokens are not counted")
+        record_llm_call(
+            getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0
+        )
+        return "".join(parts).strip()
+
     def _where(self) -> str:
         return self.settings.llm.base_url or "api.openai.com"
 
@@ -143,8 +203,14 @@ class OpenAIBackend:
             )
         return grades
 
-    def generate(self, query: str, chunks: list[RetrievedChunk]) -> str:
-        return self._chat(prompts.generate(query, chunks))
+    def generate(
+        self,
+        query: str,
+        chunks: list[RetrievedChunk],
+        on_token: Callable[[str], None] | None = None,
+    ) -> str:
+        prompt = prompts.generate(query, chunks)
+        return self._chat_streaming(prompt, on_token) if on_token else self._chat(prompt)
 
     def reflect(self, query: str, answer: str, chunks: list[RetrievedChunk]) -> Reflection:
         data = self._structured("reflect", prompts.reflect(query, answer, chunks))
@@ -191,12 +257,17 @@ class OpenAIBackend:
         return [str(q).strip() for q in data if isinstance(q, str | int) and str(q).strip()]
 
     def synthesize(
-        self, question: str, sub_answers: list[SubAnswer], numbering: dict[str, int] | None = None
+        self,
+        question: str,
+        sub_answers: list[SubAnswer],
+        numbering: dict[str, int] | None = None,
+        on_token: Callable[[str], None] | None = None,
     ) -> str:
         if numbering is None:
             merged = merge_sources(sub_answers)
             sub_answers, numbering = merged.sub_answers, merged.numbering
-        return self._chat(prompts.synthesize(question, sub_answers, numbering))
+        prompt = prompts.synthesize(question, sub_answers, numbering)
+        return self._chat_streaming(prompt, on_token) if on_token else self._chat(prompt)
 
     def verify(self, answer: str, chunks: list[RetrievedChunk]) -> Verification:
         data = self._structured("verify", prompts.verify(answer, chunks))

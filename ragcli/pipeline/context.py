@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,15 @@ class RunContext:
     llm: LLMBackend
     trace: Trace
     web: Any = None  # a web search provider, or None when none is configured
+    # Receives the final answer's text as it is generated (the CLI streams it to a terminal).
+    on_token: Callable[[str], None] | None = None
+
+    def stream_kwargs(self) -> dict[str, Any]:
+        """For the steps whose reply is the answer the user reads (generate, synthesize):
+        hands the token callback to a backend that can stream, and nothing otherwise."""
+        if self.on_token is None or not getattr(self.llm, "streams", False):
+            return {}
+        return {"on_token": self.on_token}
 
     def result(self, answer: str, sources: list[RetrievedChunk], **extra: Any) -> AskResult:
         return AskResult(

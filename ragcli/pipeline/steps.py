@@ -48,7 +48,7 @@ def retrieve(
 
 def generate(ctx: RunContext, query: str, chunks: list[RetrievedChunk]) -> str:
     with ctx.trace.step("generate", query=query, chunks=len(chunks)) as step:
-        answer = ctx.llm.generate(query, chunks)
+        answer = ctx.llm.generate(query, chunks, **ctx.stream_kwargs())
         step.decision = f"{len(answer)} characters"
     return answer
 
@@ -199,7 +199,9 @@ def synthesize(
             answer = merged.sub_answers[0].answer
             step.decision = "one sub-answer: it is the answer, nothing to synthesize"
         else:
-            answer = ctx.llm.synthesize(question, merged.sub_answers, merged.numbering)
+            answer = ctx.llm.synthesize(
+                question, merged.sub_answers, merged.numbering, **ctx.stream_kwargs()
+            )
             known = {n: n for n in range(1, len(merged.sources) + 1)}
             answer, unknown = renumber(answer, known)
             if unknown:

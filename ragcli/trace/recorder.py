@@ -70,6 +70,7 @@ class Trace:
         finally:
             record.ms = round((time.perf_counter() - started) * 1000, 1)
             _current_step.reset(token)
+            log.info("%s", step_line(record))
 
     def usage(self) -> dict[str, int]:
         return {
@@ -90,6 +91,33 @@ class Trace:
         data.pop("usage", None)
         steps = [StepRecord(**step) for step in data.pop("steps", [])]
         return cls(steps=steps, **data)
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_short(v)}" for k, v in value.items())
+    return "-" if value is None else str(value)
+
+
+def step_line(step: StepRecord) -> str:
+    """A finished step in one line (the `-v` step log): scores vs threshold, decision, cost."""
+    parts = [f"step {step.name}"]
+    if step.scores:
+        scored = _short(step.scores)
+        if step.threshold:
+            scored += f" vs {_short(step.threshold)}"
+        parts.append(scored)
+    if step.decision:
+        parts.append(f"-> {step.decision}")
+    cost = f"{step.ms:.0f} ms"
+    if step.llm_calls:
+        tokens = step.prompt_tokens + step.completion_tokens
+        cost += f", {step.llm_calls} model call{'s' * (step.llm_calls != 1)}, {tokens} tokens"
+    if step.web_searches:
+        cost += f", {step.web_searches} web search{'es' * (step.web_searches != 1)}"
+    return " · ".join(parts) + f" ({cost})"
 
 
 def current_step() -> StepRecord | None:

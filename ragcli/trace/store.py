@@ -104,3 +104,21 @@ class TraceStore:
             db.close()
         keys = ("id", "created_at", "mode", "question", "total_ms", "answer_type")
         return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def search(self, text: str, limit: int = 20) -> list[dict[str, Any]]:
+        """Runs whose question or answer contains `text` (case-insensitive), newest first."""
+        if not self.path.exists():
+            return []
+        pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        db = self._connect()
+        try:
+            rows = db.execute(
+                "SELECT id, created_at, mode, question, total_ms, answer_type, answer FROM runs "
+                "WHERE question LIKE ? ESCAPE '\\' OR answer LIKE ? ESCAPE '\\' "
+                "ORDER BY created_at DESC LIMIT ?",
+                (pattern, pattern, limit),
+            ).fetchall()
+        finally:
+            db.close()
+        keys = ("id", "created_at", "mode", "question", "total_ms", "answer_type", "answer")
+        return [dict(zip(keys, row, strict=True)) for row in rows]

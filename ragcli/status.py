@@ -1,0 +1,127 @@
+"""What `ragcli status` reports: the store, its collections, and the backends in force.
+
+Reads only: a missing store is reported, never created. Chroma is imported only to count
+chunks; no embedding model is loaded."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from ragcli.config import Settings
+
+
+def _redacted(secret: Any) -> str:
+    return "set (redacted)" if secret else "not set"
+
+
+def _manifest_files(path: Path) -> dict[str, dict[str, Any]]:
+    """Per collection: file count and the latest ingest time, straight from the manifest."""
+    if not path.is_file():
+        return {}
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+    try:
+        rows = db.execute(
+            "SELECT collection, COUNT(*), MAX(ingested_at), SUM(chunk_count) FROM files "
+            "GROUP BY collection"
+        ).fetchall()
+    except sqlite3.Error:
+        return {}
+    finally:
+        db.close()
+    return {
+        name: {"files": files, "last_ingest": last, "manifest_chunks": chunks or 0}
+        for name, files, last, chunks in rows
+    }
+
+
+def _chroma_counts(settings: Settings, store_dir: Path) -> tuple[dict[str, int], str | None]:
+    """Chunks per collection, or the reason they cannot be counted."""
+    if not settings.store.url and not (store_dir / "chroma").is_dir():
+        return {}, None
+    try:
+        from ragcli.store.vectors import VectorStore
+
+        store = VectorStore(store_dir, settings.store.url)
+        return {name: store.count(name) for name in store.collection_names()}, None
+    except Exception as exc:  # an unreachable server or a damaged store: say so, go on
+        return {}, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _traces(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {"runs": 0, "last_run": None}
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+    try:
+        runs, last = db.execute("SELECT COUNT(*), MAX(created_at) FROM runs").fetchone()
+    except sqlite3.Error:
+        return {"runs": 0, "last_run": None}
+    finally:
+        db.close()
+    return {"runs": runs, "last_run": last}
+
+
+def _price(settings: Settings, provider: str) -> dict[str, float] | None:
+    from ragcli.cost import price_for
+
+    price = price_for(settings.prices, settings.llm.model) if provider == "openai" else None
+    return price.model_dump() if price else None
+
+
+def web_provider(settings: Settings) -> str:
+    provider = settings.web.provider
+    if provider == "auto":
+        return "tavily" if settings.web.api_key else "none"
+    return provider
+
+
+def gather(settings: Settings) -> dict[str, Any]:
+    from ragcli.app import store_dir
+    from ragcli.llm import chosen_provider
+
+    directory = store_dir(settings)
+    files = _manifest_files(directory / "manifest.sqlite")
+    chunks, chroma_error = _chroma_counts(settings, directory)
+    collections = [
+        {
+            "name": name,
+            "chunks": chunks.get(name),
+            "files": files.get(name, {}).get("files", 0),
+            "last_ingest": files.get(name, {}).get("last_ingest"),
+        }
+        for name in sorted(set(files) | set(chunks))
+    ]
+    ingests = [c["last_ingest"] for c in collections if c["last_ingest"]]
+    llm = settings.llm
+    provider = chosen_provider(settings)
+    return {
+        "store": {
+            "path": str(directory.resolve()),
+            "exists": directory.is_dir(),
+            "chroma": settings.store.url or "local",
+            "default_collection": settings.store.collection,
+            "error": chroma_error,
+        },
+        "collections": collections,
+        "last_ingest": max(ingests) if ingests else None,
+        "embedder": {
+            "model": settings.embedding.model,
+            "backend": settings.embedding.backend,
+            "device": settings.embedding.device,
+        },
+        "retrieval": {"mode": settings.retrieval.mode, "top_k": settings.retrieval.top_k},
+        "llm": {
+            "provider": provider,
+            "model": llm.model if provider == "openai" else "none (quotes the sources)",
+            "base_url": llm.base_url or ("api.openai.com" if provider == "openai" else None),
+            "api_key": _redacted(llm.api_key),
+            "price_per_1m_tokens": _price(settings, provider),
+        },
+        "web": {
+            "provider": web_provider(settings),
+            "base_url": settings.web.base_url,
+            "api_key": _redacted(settings.web.api_key),
+        },
+        "traces": _traces(directory / "traces.sqlite"),
+    }
