@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from ragcli import app as service
 from ragcli.cli import app
+from ragcli.errors import exit_code_for
 from tests.conftest import settings_for
 from tests.stubs import OpenAIStub
 
@@ -72,8 +73,8 @@ def test_cli_json_and_trace_show_bands_and_verification(sample_store):
     store = str(sample_store)
     question = TOS["policy_only"][0]["question"]
     result = runner.invoke(app, ["ask", question, "--mode", "tos", "--store", store, "--json"])
-    assert result.exit_code == 0, result.output
     data = json.loads(result.output)
+    assert result.exit_code == exit_code_for(data["answer_type"]), result.output
     details = data["tos_details"]
     assert set(details) >= {
         "answer_type",
@@ -87,7 +88,7 @@ def test_cli_json_and_trace_show_bands_and_verification(sample_store):
     assert data["answer_type"] in ("answer", "limited", "clarification")
 
     shown = runner.invoke(app, ["ask", question, "--mode", "tos", "--store", store])
-    assert shown.exit_code == 0, shown.output
+    assert shown.exit_code == exit_code_for(data["answer_type"]), shown.output
     assert "Bands" in shown.output and "tos.tos_threshold" in shown.output
     assert f"· {details['answer_type']}" in shown.output  # the badge
     assert "verification:" in shown.output
@@ -105,8 +106,9 @@ def test_thresholds_from_a_config_file_an_env_variable_and_set_flags(sample_stor
         result = runner.invoke(
             app, ["ask", question, "--mode", "tos", "--store", store, "--json", *extra]
         )
-        assert result.exit_code == 0, result.output
-        return json.loads(result.output)["tos_details"]
+        data = json.loads(result.output)
+        assert result.exit_code == exit_code_for(data["answer_type"]), result.output
+        return data["tos_details"]
 
     assert ask()["answer_type"] == "qna_answer"
     strict = ["--set", "tos.qna_threshold=0.99", "--set", "tos.qna_mid_threshold=0.98"]
