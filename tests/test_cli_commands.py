@@ -128,7 +128,8 @@ def test_status_and_sources_do_not_import_torch(sample_store):
 def test_sources_lists_files_with_chunks_pages_hash_and_time(sample_store):
     result = cli("sources", "--store", str(sample_store), "--json")
     rows = json.loads(result.output)
-    assert len(rows) == 14
+    assert len(rows) == 15  # 14 documents in docs, the FAQ file in qna
+    assert {r["collection"] for r in rows} == {"docs", "qna"}
     pdf = next(r for r in rows if r["path"].endswith("admin_guide.pdf"))
     assert pdf["pages"] == 4 and pdf["chunk_count"] > 0 and len(pdf["sha256"]) == 64
     assert pdf["ingested_at"].startswith("20")
