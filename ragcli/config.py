@@ -125,6 +125,12 @@ class WebSettings(Section):
     timeout: float = Field(15.0, gt=0)
 
 
+class LimitsSettings(Section):
+    max_iterations: int = Field(10, ge=1, le=100)
+    max_web_calls: int = Field(5, ge=0, le=100)
+    max_llm_calls: int = Field(30, ge=1, le=1000)
+
+
 class Settings(Section):
     store: StoreSettings = StoreSettings()
     embedding: EmbeddingSettings = EmbeddingSettings()
@@ -136,6 +142,7 @@ class Settings(Section):
     agentic: AgenticSettings = AgenticSettings()
     llm: LLMSettings = LLMSettings()
     web: WebSettings = WebSettings()
+    limits: LimitsSettings = LimitsSettings()
 
     def thresholds(self) -> dict[str, Any]:
         """Every threshold and limit in force, for the trace."""
@@ -145,6 +152,7 @@ class Settings(Section):
             "reflect": self.reflect.model_dump(),
             "tos": self.tos.model_dump(exclude={"handoff_message"}),
             "agentic": self.agentic.model_dump(),
+            "limits": self.limits.model_dump(),
         }
 
     def redacted(self) -> dict[str, Any]:

@@ -143,6 +143,9 @@ def ask_result(result: AskResult, trace: Trace | None = None) -> Group:
     sources = [s.model_dump(mode="json") for s in result.sources]
     if sources:
         parts.append(sources_table(sources))
+    from ragcli.render_modes import mode_tables
+
+    parts.extend(mode_tables(result.to_json_dict()))
     if trace is not None:
         parts.append(steps_table(trace.steps, title="Routing"))
     usage = result.usage

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ragcli.config import Settings
 from ragcli.llm.base import LLMBackend
 from ragcli.models import AskResult, RetrievedChunk, Usage
+from ragcli.pipeline.budget import Budget
 from ragcli.store.retriever import Retriever
 from ragcli.trace.recorder import Trace
 
@@ -19,8 +20,15 @@ class RunContext:
     llm: LLMBackend
     trace: Trace
     web: Any = None  # a web search provider, or None when none is configured
+    budget: Budget = field(default=None)  # type: ignore[assignment]  # set from settings.limits
+
+    def __post_init__(self) -> None:
+        if self.budget is None:
+            self.budget = Budget(self.settings.limits, self.trace)
 
     def result(self, answer: str, sources: list[RetrievedChunk], **extra: Any) -> AskResult:
+        # A guard rail that stopped a loop is always said in the output.
+        extra["notes"] = list(extra.get("notes", [])) + self.budget.stops
         return AskResult(
             query=self.trace.question,
             answer=answer,

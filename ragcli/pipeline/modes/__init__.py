@@ -4,10 +4,13 @@ from collections.abc import Callable
 
 from ragcli.models import AskResult
 from ragcli.pipeline.context import RunContext
-from ragcli.pipeline.modes import standard
+from ragcli.pipeline.modes import both, crag, reflect, standard
 
 Mode = Callable[[RunContext, str], AskResult]
 
 MODES: dict[str, Mode] = {
     "standard": standard.run,
+    "crag": crag.run,
+    "reflect": reflect.run,
+    "both": both.run,
 }
