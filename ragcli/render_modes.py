@@ -8,6 +8,8 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
+from ragcli.render import display_path
+
 LABEL_STYLES = {
     "correct": "green",
     "relevant": "green",
@@ -31,7 +33,12 @@ def _table(title: str, *columns: str) -> Table:
     table = Table(title=title, title_justify="left", expand=True)
     for column in columns:
         numeric = column in ("#", "score", "grade", "round")
-        table.add_column(column, justify="right" if numeric else "left", overflow="fold")
+        table.add_column(
+            column,
+            justify="right" if numeric else "left",
+            overflow="fold",
+            no_wrap=column in ("score vs min", "relevance"),  # a verdict reads on one line
+        )
     return table
 
 
@@ -40,7 +47,7 @@ def grades_table(grades: list[dict[str, Any]], title: str = "Chunk grades") -> T
     for row in grades:
         table.add_row(
             str(row.get("rank", "")),
-            escape(str(row.get("source_file", ""))),
+            escape(display_path(str(row.get("source_file", "")))),
             _num(row.get("score")),
             _styled(str(row.get("label", ""))),
             escape(str(row.get("rationale", ""))),
@@ -49,7 +56,9 @@ def grades_table(grades: list[dict[str, Any]], title: str = "Chunk grades") -> T
 
 
 def routing_table(crag: dict[str, Any]) -> Table:
-    table = _table("Routing", "relevance", "relevant at", "ambiguous at", "label", "route", "web")
+    table = _table(
+        "CRAG routing", "relevance", "relevant at", "ambiguous at", "label", "route", "web"
+    )
     evaluation = crag.get("evaluation", {})
     thresholds = crag.get("thresholds", {})
     web = crag.get("web_search") or {}
