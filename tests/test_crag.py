@@ -77,7 +77,10 @@ def test_ambiguous_adds_graded_web_results_and_drops_incorrect_and_duplicates(sa
     long_text = "Seat prices are listed per month. " * 200
     with OpenAIStub() as llm, TavilyStub() as web:
         settings = settings_with(
-            sample_store, llm, web, **{"crag.web_results": 4, "web.max_content_chars": 300}
+            sample_store,
+            llm,
+            web,
+            **{"crag.web_results": 4, "web.max_results": 4, "web.max_content_chars": 300},
         )
         docs = service.ask(settings, QUESTION, mode="standard").sources
         llm.requests.clear()
@@ -214,6 +217,7 @@ def test_web_failure_answers_from_documents_with_a_visible_note(sample_store, fa
     assert result.crag_details["used_web_search"] is False
     search = steps_named(settings, result, "web_search")[0]
     assert search.decision == "failed" and says in search.notes[0]
+    assert result.usage.llm_calls == 2
     assert search.web_searches == 1
 
 
@@ -253,6 +257,7 @@ def test_no_web_provider_ambiguous_answers_from_documents_with_note(sample_store
     assert result.answer_type == "limited"
     assert result.answer == "From the documents [1]."
     assert "Web search is not enabled" in result.notes[0]
+    assert result.usage.llm_calls == 2
     assert "TAVILY_API_KEY" in result.notes[0]
 
 

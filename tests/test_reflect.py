@@ -218,6 +218,7 @@ def test_both_json_and_trace_tables_through_the_cli(sample_store):
         import json
 
         data = json.loads(run.output)
+        assert len(llm.requests) == 4  # grade, grade web results, generate, reflect
         llm.enqueue(*replies)
         shown = CliRunner().invoke(app, ["ask", QUESTION, "-m", "both", "--store", store], env=env)
     assert set(data["crag_details"]) >= {
@@ -260,3 +261,14 @@ def test_both_json_and_trace_tables_through_the_cli(sample_store):
         "reflect: reflection",
     ):
         assert title in trace.output, title
+
+
+def test_both_relevant_approved_at_once_costs_three_calls(sample_store):
+    with OpenAIStub() as llm, TavilyStub(HITS) as web:
+        llm.enqueue(grades(0.9, 0.6, 0.1, 0.1, 0.1), "Business costs $12 [1].", verdict(0.95))
+        settings = settings_with(sample_store, llm, web)
+        result = service.ask(settings, QUESTION, mode="both")
+    assert result.answer_type == "answer" and result.usage.llm_calls == 3
+    assert web.requests == [] and len(result.sources) == 2
+    assert result.crag_details["used_web_search"] is False
+    assert result.reflection_details["iterations"] == 1

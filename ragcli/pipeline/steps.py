@@ -67,10 +67,15 @@ def grade_rows(chunks: list[RetrievedChunk], grades: list[ChunkGrade]) -> list[d
 
 
 def grade(
-    ctx: RunContext, query: str, chunks: list[RetrievedChunk], name: str = "grade"
+    ctx: RunContext,
+    query: str,
+    chunks: list[RetrievedChunk],
+    name: str = "grade",
+    joining: bool = False,
 ) -> tuple[list[ChunkGrade], Evaluation]:
     """Grade every chunk (one structured model call with the openai backend), aggregate
-    and say which route the verdict leads to."""
+    and say which route the verdict leads to; `joining` grades web results, where the
+    verdict is only which of them may join the working chunks."""
     crag = ctx.settings.crag
     with ctx.trace.step(name, query=query, chunks=len(chunks)) as step:
         grades = ctx.llm.grade(query, chunks) if chunks else []
@@ -85,8 +90,12 @@ def grade(
             "relevant": crag.relevant_threshold,
             "ambiguous": crag.ambiguous_threshold,
         }
-        step.decision = f"{evaluation.relevance_label} → {evaluation.route}"
         step.details["grades"] = grade_rows(chunks, grades)
+        if joining:
+            joined = len(chunks) - evaluation.incorrect
+            step.decision = f"{joined} of {len(chunks)} join; incorrect ones are dropped"
+            return grades, evaluation
+        step.decision = f"{evaluation.relevance_label} → {evaluation.route}"
         step.details["routing"] = [
             {
                 "relevance_score": evaluation.relevance_score,
@@ -125,7 +134,8 @@ def web_search(
 ) -> WebOutcome:
     """Search the web, turn results into chunks and drop those the documents already hold.
     A missing provider or a failed search is recorded and returned, never raised."""
-    wanted = ctx.settings.crag.web_results
+    # crag.web_results asks; web.max_results caps what any search may return.
+    wanted = min(ctx.settings.crag.web_results, ctx.settings.web.max_results)
     provider = getattr(ctx.web, "name", "none")
     with ctx.trace.step("web_search", query=query, provider=provider, max_results=wanted) as step:
         log.info("CRAG: Triggering web search")

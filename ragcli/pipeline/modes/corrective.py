@@ -115,7 +115,7 @@ def _route(ctx: RunContext, question: str, outcome: CragOutcome, first_web_numbe
     web_kept: list[RetrievedChunk] = []
     if web.chunks:
         if ctx.budget.allow_llm_calls(1, "grading the web results"):
-            web_grades, _ = steps.grade(ctx, question, web.chunks, name="grade_web")
+            web_grades, _ = steps.grade(ctx, question, web.chunks, name="grade_web", joining=True)
             web_kept = usable(web.chunks, web_grades)  # incorrect results never join
             outcome.web_rows = _web_rows(web.chunks, web_grades, web_kept)
         else:
