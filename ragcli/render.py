@@ -183,6 +183,10 @@ def trace_view(trace: Trace) -> Group:
         header.add_row(label, escape(str(value)))
     parts: list[Any] = [header, steps_table(trace.steps)]
     parts.extend(details_tables(trace.steps))
+    from ragcli.render_modes import rounds_table
+
+    if (trace.result.get("reflection_details") or {}).get("history"):
+        parts.append(rounds_table(trace.result["reflection_details"]))
     parts.append(Panel(escape(trace.answer), title="answer", title_align="left"))
     thresholds = Table(title="Thresholds in force", title_justify="left")
     thresholds.add_column("setting")

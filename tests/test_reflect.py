@@ -258,7 +258,9 @@ def test_both_json_and_trace_tables_through_the_cli(sample_store):
         "grade: grades",
         "grade: routing",
         "web_search: web_results",
+        "grade_web: grades",
         "reflect: reflection",
+        "Reflection rounds",
     ):
         assert title in trace.output, title
 
