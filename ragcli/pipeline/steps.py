@@ -86,15 +86,16 @@ def grade(
             "ambiguous": evaluation.ambiguous,
             "incorrect": evaluation.incorrect,
         }
+        step.details["grades"] = grade_rows(chunks, grades)
+        if joining:
+            # No threshold here: the route was decided by the documents' grading step.
+            joined = len(chunks) - evaluation.incorrect
+            step.decision = f"{joined} of {len(chunks)} join; incorrect ones are dropped"
+            return grades, evaluation
         step.threshold = {
             "relevant": crag.relevant_threshold,
             "ambiguous": crag.ambiguous_threshold,
         }
-        step.details["grades"] = grade_rows(chunks, grades)
-        if joining:
-            joined = len(chunks) - evaluation.incorrect
-            step.decision = f"{joined} of {len(chunks)} join; incorrect ones are dropped"
-            return grades, evaluation
         step.decision = f"{evaluation.relevance_label} → {evaluation.route}"
         step.details["routing"] = [
             {
