@@ -156,7 +156,8 @@ def test_both_second_round_triggers_web_search(sample_store, caplog):
         with caplog.at_level(logging.INFO, logger="ragcli"):
             result = service.ask(settings, QUESTION, mode="both")
     assert result.answer == "Business costs $15 a seat [1]." and result.answer_type == "answer"
-    assert len(web.requests) == 1 and web.requests[0]["query"] == QUESTION
+    # The re-retrieval searches the web with the refined query, not the first one again.
+    assert len(web.requests) == 1 and web.requests[0]["query"] == refined
     assert all(s.is_web for s in result.sources) and len(result.sources) == 3
     crag = result.crag_details
     assert crag["route"] == "documents"  # the first CRAG pass

@@ -61,9 +61,11 @@ def corrective_retrieval(
     first_web_number: int = 0,
     allow_rewrite: bool = True,
 ) -> CragOutcome:
-    """Chunks are always graded against the user's question; `query` is what retrieves."""
+    """Chunks are always graded against the user's question; `query` (a refined query in
+    both mode) is what retrieves and, when the route needs it, what searches the web."""
     crag = ctx.settings.crag
     query = query or question
+    web_query = query
     documents = steps.retrieve(ctx, query)
     grades, evaluation = steps.grade(ctx, question, documents)
     _log_evaluation(evaluation)
@@ -94,7 +96,7 @@ def corrective_retrieval(
         "relevant": crag.relevant_threshold,
         "ambiguous": crag.ambiguous_threshold,
     }
-    _route(ctx, question, outcome, first_web_number)
+    _route(ctx, question, web_query, outcome, first_web_number)
     return outcome
 
 
@@ -104,13 +106,15 @@ def _log_evaluation(evaluation: Evaluation) -> None:
     )
 
 
-def _route(ctx: RunContext, question: str, outcome: CragOutcome, first_web_number: int) -> None:
+def _route(
+    ctx: RunContext, question: str, web_query: str, outcome: CragOutcome, first_web_number: int
+) -> None:
     evaluation = outcome.evaluation
     from_documents = usable(outcome.documents, outcome.grades)
     if evaluation.relevance_label == "relevant":
         outcome.working = from_documents or outcome.documents[:1]
         return
-    web = steps.web_search(ctx, question, outcome.documents, first_web_number)
+    web = steps.web_search(ctx, web_query, outcome.documents, first_web_number)
     outcome.web = web
     web_kept: list[RetrievedChunk] = []
     if web.chunks:
