@@ -61,11 +61,12 @@ def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None)
 
 def backend_info(settings: Settings, llm_model: str, embedder_name: str) -> dict[str, str]:
     from ragcli.llm import chosen_provider
+    from ragcli.web import chosen_web
 
     return {
         "llm": chosen_provider(settings),
         "model": llm_model,
-        "web": "none",
+        "web": chosen_web(settings),
         "embedder": embedder_name,
     }
 
@@ -82,6 +83,7 @@ def ask(
     from ragcli.pipeline.context import RunContext
     from ragcli.pipeline.modes import MODES
     from ragcli.store.retriever import Retriever
+    from ragcli.web import make_web
 
     started = time.perf_counter()
     collection = collection or settings.store.collection
@@ -93,6 +95,7 @@ def ask(
         )
     emb = embedder(settings, on_export)
     llm = make_llm(settings, emb)
+    web = make_web(settings)
     trace = Trace(
         question=question,
         mode=mode,
@@ -106,6 +109,7 @@ def ask(
         trace=trace,
         on_token=on_token,
     )
+    ctx.web = web
     result = MODES[mode](ctx, question)
     trace.total_ms = round((time.perf_counter() - started) * 1000, 1)
     result.timings_ms = {"total": trace.total_ms}

@@ -191,6 +191,18 @@ def ask(
     llm: Annotated[
         str | None, typer.Option("--llm", help="Model backend: auto, openai or extractive.")
     ] = None,
+    max_iterations: Annotated[
+        int | None,
+        typer.Option("--max-iterations", min=1, help="Loop rounds at most (limits.max_iterations)"),
+    ] = None,
+    max_web_calls: Annotated[
+        int | None,
+        typer.Option("--max-web-calls", min=0, help="Web searches at most (limits.max_web_calls)."),
+    ] = None,
+    max_llm_calls: Annotated[
+        int | None,
+        typer.Option("--max-llm-calls", min=1, help="Model calls at most (limits.max_llm_calls)."),
+    ] = None,
     collection: CollectionOpt = None,
     set_values: Annotated[
         list[str] | None,
@@ -234,6 +246,9 @@ def ask(
                 "retrieval.top_k": top_k,
                 "agentic.top_k": top_k if mode == "agentic" else None,
                 "llm.provider": llm,
+                "limits.max_iterations": max_iterations,
+                "limits.max_web_calls": max_web_calls,
+                "limits.max_llm_calls": max_llm_calls,
             },
             set_values,
         )

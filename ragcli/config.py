@@ -139,6 +139,10 @@ DEFAULT_PRICES: dict[str, dict[str, float]] = {
     "gpt-4.1-mini": {"input": 0.40, "output": 1.60},
     "gpt-4.1-nano": {"input": 0.10, "output": 0.40},
 }
+class LimitsSettings(Section):
+    max_iterations: int = Field(10, ge=1, le=100)
+    max_web_calls: int = Field(5, ge=0, le=100)
+    max_llm_calls: int = Field(30, ge=1, le=1000)
 
 
 class Settings(Section):
@@ -155,6 +159,7 @@ class Settings(Section):
     prices: dict[str, ModelPrice] = Field(
         default_factory=lambda: {k: ModelPrice(**v) for k, v in DEFAULT_PRICES.items()}
     )
+    limits: LimitsSettings = LimitsSettings()
 
     def thresholds(self) -> dict[str, Any]:
         """Every threshold and limit in force, for the trace."""
@@ -164,6 +169,7 @@ class Settings(Section):
             "reflect": self.reflect.model_dump(),
             "tos": self.tos.model_dump(exclude={"handoff_message"}),
             "agentic": self.agentic.model_dump(),
+            "limits": self.limits.model_dump(),
         }
 
     def redacted(self) -> dict[str, Any]:

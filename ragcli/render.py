@@ -200,6 +200,9 @@ def ask_result(result: AskResult, trace: Trace | None = None, cost: float | None
     sources = [s.model_dump(mode="json") for s in result.sources]
     if sources:
         parts.append(sources_table(sources))
+    from ragcli.render_modes import mode_tables
+
+    parts.extend(mode_tables(result.to_json_dict()))
     if trace is not None:
         parts.append(steps_table(trace.steps, title="Routing"))
         parts.extend(details_tables(trace.steps, keys=ASK_DETAILS))
@@ -241,6 +244,10 @@ def trace_view(trace: Trace, cost: float | None = None) -> Group:
         header.add_row(label, escape(str(value)))
     parts: list[Any] = [header, steps_table(trace.steps)]
     parts.extend(details_tables(trace.steps))
+    from ragcli.render_modes import rounds_table
+
+    if (trace.result.get("reflection_details") or {}).get("history"):
+        parts.append(rounds_table(trace.result["reflection_details"]))
     parts.append(Panel(escape(trace.answer), title="answer", title_align="left"))
     thresholds = Table(title="Thresholds in force", title_justify="left")
     thresholds.add_column("setting")

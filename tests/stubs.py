@@ -182,3 +182,51 @@ class OpenAIStub(StubServer):
             yield "data: [DONE]\n\n"
 
         return 200, {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}, events()
+
+@dataclass
+class WebHit:
+    """One Tavily search result."""
+
+    title: str
+    url: str
+    content: str
+    score: float = 0.8
+
+
+class TavilyStub(StubServer):
+    """Speaks Tavily's POST /search well enough for the real `tavily-python` client.
+
+    Replies are queued with `enqueue`: a list of WebHit (or dicts), a full response dict,
+    or a Fault; `default` answers when the queue is empty. Requests and headers are kept."""
+
+    def __init__(self, default: list[WebHit] | dict | Fault | None = None) -> None:
+        super().__init__()
+        self.queue: deque[list[WebHit] | dict | Fault] = deque()
+        self.requests: list[dict] = []
+        self.headers: list[dict] = []
+        self.paths: list[str] = []
+        self.default = default if default is not None else []
+        self._lock = threading.Lock()
+
+    def enqueue(self, *replies: list[WebHit] | dict | Fault) -> None:
+        self.queue.extend(replies)
+
+    def handle(self, path: str, body: dict, headers: dict) -> tuple[int, dict, str]:
+        with self._lock:
+            self.paths.append(path)
+            self.requests.append(body)
+            self.headers.append({k.lower(): v for k, v in headers.items()})
+            reply = self.queue.popleft() if self.queue else self.default
+        if isinstance(reply, Fault):
+            time.sleep(reply.delay)
+            return reply.status, {"Content-Type": "application/json", **reply.headers}, reply.body
+        if isinstance(reply, list):
+            hits = [h if isinstance(h, dict) else h.__dict__ for h in reply]
+            reply = {
+                "query": body.get("query", ""),
+                "answer": None,
+                "images": [],
+                "results": [dict(h, raw_content=None) for h in hits],
+                "response_time": 0.01,
+            }
+        return 200, {"Content-Type": "application/json"}, json.dumps(reply)

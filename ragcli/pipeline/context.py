@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ragcli.config import Settings
 from ragcli.llm.base import LLMBackend
 from ragcli.models import AskResult, RetrievedChunk, Usage
+from ragcli.pipeline.budget import Budget
 from ragcli.store.retriever import Retriever
 from ragcli.trace.recorder import Trace
 
@@ -22,6 +23,11 @@ class RunContext:
     web: Any = None  # a web search provider, or None when none is configured
     # Receives the final answer's text as it is generated (the CLI streams it to a terminal).
     on_token: Callable[[str], None] | None = None
+    budget: Budget = field(default=None)  # type: ignore[assignment]  # set from settings.limits
+
+    def __post_init__(self) -> None:
+        if self.budget is None:
+            self.budget = Budget(self.settings.limits, self.trace)
 
     def stream_kwargs(self) -> dict[str, Any]:
         """For the steps whose reply is the answer the user reads (generate, synthesize):
@@ -31,6 +37,8 @@ class RunContext:
         return {"on_token": self.on_token}
 
     def result(self, answer: str, sources: list[RetrievedChunk], **extra: Any) -> AskResult:
+        # A guard rail that stopped a loop is always said in the output.
+        extra["notes"] = list(extra.get("notes", [])) + self.budget.stops
         return AskResult(
             query=self.trace.question,
             answer=answer,

@@ -4,12 +4,15 @@ from collections.abc import Callable
 
 from ragcli.models import AskResult
 from ragcli.pipeline.context import RunContext
-from ragcli.pipeline.modes import agentic, standard, tos
+from ragcli.pipeline.modes import agentic, both, crag, reflect, standard, tos
 
 Mode = Callable[[RunContext, str], AskResult]
 
 MODES: dict[str, Mode] = {
     "standard": standard.run,
+    "crag": crag.run,
+    "reflect": reflect.run,
+    "both": both.run,
     "tos": tos.run,
     "agentic": agentic.run,
 }

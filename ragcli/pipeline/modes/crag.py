@@ -1,0 +1,21 @@
+"""crag: grade the retrieved chunks, then answer from the documents, the documents plus
+web results, or web results only; say so plainly when nothing covers the question."""
+
+from ragcli.models import AskResult
+from ragcli.pipeline import steps
+from ragcli.pipeline.context import RunContext
+from ragcli.pipeline.modes.corrective import corrective_retrieval, not_covered
+
+
+def run(ctx: RunContext, question: str) -> AskResult:
+    outcome = corrective_retrieval(ctx, question)
+    if not outcome.covered:
+        return not_covered(ctx, question, outcome)
+    answer = steps.generate(ctx, question, outcome.working)
+    return ctx.result(
+        answer,
+        outcome.working,
+        answer_type="limited" if outcome.limited else "answer",
+        notes=outcome.notes,
+        crag_details=outcome.details(),
+    )

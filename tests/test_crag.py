@@ -1,0 +1,303 @@
+"""crag mode, every branch, with the openai backend through the real `openai` client and
+Tavily through the real `tavily-python` client, both against stubs on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from ragcli import app as service
+from tests.conftest import settings_for
+from tests.stubs import Fault, OpenAIStub, TavilyStub, WebHit
+
+
+def grades(*scores: float) -> dict:
+    """A grading reply: one entry per source, labels as the thresholds say."""
+
+    def label(score: float) -> str:
+        return "correct" if score >= 0.7 else "ambiguous" if score >= 0.4 else "incorrect"
+
+    return {
+        "grades": [
+            {"id": i, "score": s, "label": label(s), "rationale": f"stub rationale {i}"}
+            for i, s in enumerate(scores, start=1)
+        ]
+    }
+
+
+HITS = [
+    WebHit("Driftwood pricing 2026", "https://example.com/pricing", "Business costs $15 a seat."),
+    WebHit("Unrelated", "https://example.com/cats", "Cats sleep sixteen hours a day."),
+    WebHit("Driftwood blog", "https://example.com/blog", "Annual billing saves 20 percent."),
+]
+QUESTION = "How much is the Business edition per seat if we pay for a year up front?"
+
+
+def settings_with(store, llm: OpenAIStub, web: TavilyStub | None = None, **overrides):
+    values = {"llm.base_url": llm.base_url, "llm.api_key": "sk-test", "llm.max_retries": 0}
+    if web is not None:
+        values.update({"web.base_url": web.url, "web.api_key": "tvly-test", "web.timeout": 1})
+    values.update(overrides)
+    return settings_for(store, **values)
+
+
+def steps_named(settings, result, name: str):
+    trace = service.trace_store(settings).get(result.trace_id)
+    return [s for s in trace.steps if s.name == name]
+
+
+def test_relevant_answers_from_the_graded_documents_in_one_grading_call(sample_store):
+    with OpenAIStub() as llm, TavilyStub(HITS) as web:
+        llm.enqueue(grades(0.9, 0.5, 0.1, 0.1, 0.1), "Business costs $12 per user [1].")
+        settings = settings_with(sample_store, llm, web)
+        result = service.ask(settings, QUESTION, mode="crag")
+    assert result.answer == "Business costs $12 per user [1]."
+    assert result.answer_type == "answer"
+    crag = result.crag_details
+    assert crag["evaluation"] == {
+        "relevance_score": 0.9,
+        "relevance_label": "relevant",
+        "needs_web_search": False,
+    }
+    assert crag["route"] == "documents" and crag["used_web_search"] is False
+    assert [g["label"] for g in crag["grades"]] == ["correct", "ambiguous"] + ["incorrect"] * 3
+    assert crag["grades"][0]["rationale"] == "stub rationale 1"
+    # Working chunks: the correct and the ambiguous one; incorrect ones never reach the model.
+    assert len(result.sources) == 2
+    assert web.requests == []
+    # All five chunks graded in ONE call, then one generation.
+    assert result.usage.llm_calls == 2 and len(llm.requests) == 2
+    assert all(f'<source id="{n}"' in llm.prompts()[0] for n in range(1, 6))
+    generated = llm.prompts()[1]
+    assert result.sources[0].content[:60] in generated and '<source id="3"' not in generated
+
+
+def test_ambiguous_adds_graded_web_results_and_drops_incorrect_and_duplicates(sample_store):
+    long_text = "Seat prices are listed per month. " * 200
+    with OpenAIStub() as llm, TavilyStub() as web:
+        settings = settings_with(
+            sample_store,
+            llm,
+            web,
+            **{"crag.web_results": 4, "web.max_results": 4, "web.max_content_chars": 300},
+        )
+        docs = service.ask(settings, QUESTION, mode="standard").sources
+        llm.requests.clear()
+        duplicate = WebHit("Copy of the docs", "https://mirror.example.com", docs[0].content)
+        web.enqueue(HITS[:2] + [WebHit("Long", "https://example.com/long", long_text), duplicate])
+        llm.enqueue(
+            grades(0.55, 0.3, 0.1, 0.1, 0.1),  # one ambiguous chunk: no rewrite
+            grades(0.8, 0.1, 0.6),  # the web results (the duplicate is not graded)
+            "Business costs $12 [1]; the web says $15 [2].",
+        )
+        result = service.ask(settings, QUESTION, mode="crag")
+    assert result.answer_type == "answer"
+    crag = result.crag_details
+    assert crag["evaluation"]["relevance_label"] == "ambiguous"
+    assert crag["route"] == "documents+web" and crag["used_web_search"] is True
+    # Tavily was asked through its client: key, basic depth, the configured result count.
+    assert web.paths == ["/search"]
+    assert web.headers[0]["authorization"] == "Bearer tvly-test"
+    assert web.requests[0]["search_depth"] == "basic" and web.requests[0]["max_results"] == 4
+    assert web.requests[0]["query"] == QUESTION
+    kinds = [s.metadata.file_type for s in result.sources]
+    assert kinds == ["md", "web_search", "web_search"]
+    first_web = result.sources[1]
+    meta = first_web.metadata
+    assert meta.chunk_id == "web_search_0" and meta.source_file == "https://example.com/pricing"
+    assert meta.chunk_method == "web_search" and meta.title == "Driftwood pricing 2026"
+    assert meta.char_count == len(first_web.content) and meta.token_count > 0
+    assert meta.content_preview and meta.created_at and meta.processed_at
+    # The long result was capped; the irrelevant one dropped; the duplicate never graded.
+    assert len(result.sources[2].content) == 300
+    rows = {r["url"]: r for r in crag["web_results"]}
+    assert rows["https://example.com/cats"]["used"] is False
+    assert rows["https://example.com/cats"]["label"] == "incorrect"
+    assert "https://mirror.example.com" not in rows
+    assert '<source id="4"' not in llm.prompts()[1]
+    assert "Cats sleep" not in llm.prompts()[2] and "Business costs $15" in llm.prompts()[2]
+    assert result.usage.llm_calls == 3 and result.usage.web_searches == 1
+    search = steps_named(settings, result, "web_search")[0]
+    assert "1 already in the documents" in search.decision
+
+
+def test_irrelevant_answers_from_web_results_only(sample_store):
+    with OpenAIStub() as llm, TavilyStub(HITS) as web:
+        llm.enqueue(grades(0.1, 0.0, 0.0, 0.0, 0.0), grades(0.9, 0.1, 0.7), "From the web [1].")
+        settings = settings_with(sample_store, llm, web)
+        result = service.ask(settings, "What does Driftwood cost in 2026?", mode="crag")
+    assert result.answer == "From the web [1]."
+    assert result.crag_details["route"] == "web"
+    assert result.crag_details["evaluation"]["needs_web_search"] is True
+    assert [s.metadata.source_file for s in result.sources] == [
+        "https://example.com/pricing",
+        "https://example.com/blog",
+    ]
+    assert result.usage.llm_calls == 3
+
+
+def test_rewrite_when_no_chunk_is_correct_and_two_are_ambiguous(sample_store):
+    with OpenAIStub() as llm, TavilyStub(HITS) as web:
+        llm.enqueue(
+            grades(0.5, 0.45, 0.2, 0.1, 0.1),
+            "Business plan annual price per seat",
+            grades(0.85, 0.3, 0.1, 0.1, 0.1),
+            "Business costs $12 per user [1].",
+        )
+        settings = settings_with(sample_store, llm, web)
+        result = service.ask(settings, QUESTION, mode="crag")
+    assert "Rewrite the query" in llm.prompts()[1]
+    assert result.crag_details["rewrites"] == [
+        {
+            "query": "Business plan annual price per seat",
+            "relevance_score": 0.85,
+            "relevance_label": "relevant",
+            "kept": True,
+        }
+    ]
+    assert result.crag_details["route"] == "documents" and web.requests == []
+    retrievals = steps_named(settings, result, "retrieve")
+    assert [s.inputs["query"] for s in retrievals] == [
+        QUESTION,
+        "Business plan annual price per seat",
+    ]
+    assert result.usage.llm_calls == 4
+
+
+def test_rewrite_that_retrieves_worse_keeps_the_first_chunks(sample_store):
+    with OpenAIStub() as llm, TavilyStub(HITS) as web:
+        llm.enqueue(
+            grades(0.6, 0.45, 0.2, 0.1, 0.1),
+            "something else",
+            grades(0.1, 0.1, 0.1, 0.1, 0.1),
+            grades(0.9, 0.1, 0.1),
+            "answer [1]",
+        )
+        settings = settings_with(sample_store, llm, web, **{"crag.max_rewrites": 1})
+        result = service.ask(settings, QUESTION, mode="crag")
+    crag = result.crag_details
+    assert crag["rewrites"][0]["kept"] is False
+    assert crag["evaluation"]["relevance_score"] == 0.6  # the better, first retrieval
+    assert crag["route"] == "documents+web"
+    assert len(web.requests) == 1  # one rewrite at most, then the route decides
+
+
+def _refused_url() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+@pytest.mark.parametrize(
+    ("fault", "says"),
+    [
+        (Fault(401), "rejected the API key (HTTP 401)"),
+        (Fault(429), "limit reached (HTTP 429)"),
+        (Fault(503), "answered HTTP 503"),
+        (Fault(200, body="<html>not json</html>"), "not JSON"),
+        (Fault(200, delay=2.5), "timed out after 1s"),
+        ("refused", "cannot be reached"),
+    ],
+)
+def test_web_failure_answers_from_documents_with_a_visible_note(sample_store, fault, says):
+    with OpenAIStub() as llm, TavilyStub() as web:
+        if fault != "refused":
+            web.enqueue(fault)
+        llm.enqueue(grades(0.55, 0.3, 0.1, 0.1, 0.1), "From the documents [1].")
+        settings = settings_with(sample_store, llm, web)
+        if fault == "refused":
+            settings = settings_with(sample_store, llm, web, **{"web.base_url": _refused_url()})
+        result = service.ask(settings, QUESTION, mode="crag")
+    assert result.answer == "From the documents [1]."
+    assert result.answer_type == "limited"
+    assert any(says in note and "documents only" in note for note in result.notes), result.notes
+    assert result.crag_details["web_search"]["status"] == "failed"
+    assert result.crag_details["used_web_search"] is False
+    search = steps_named(settings, result, "web_search")[0]
+    assert search.decision == "failed" and says in search.notes[0]
+    assert result.usage.llm_calls == 2
+    assert search.web_searches == 1
+
+
+def test_failed_search_on_irrelevant_documents_is_not_covered(sample_store):
+    with OpenAIStub() as llm, TavilyStub(Fault(500)) as web:
+        llm.enqueue(grades(0.1, 0.0, 0.0, 0.0, 0.0))
+        settings = settings_with(sample_store, llm, web)
+        result = service.ask(settings, "What is the boiling point of mercury?", mode="crag")
+    assert result.answer_type == "not_covered"
+    assert "do not cover this question" in result.answer
+    assert "HTTP 500" in result.answer
+    assert len(result.sources) == 5  # the closest passages are shown
+    assert len(llm.requests) == 1  # nothing was generated: no answer is invented
+
+
+def test_no_web_provider_irrelevant_says_not_covered_and_how_to_enable(sample_store):
+    with OpenAIStub() as llm:
+        llm.enqueue(grades(0.2, 0.1, 0.0, 0.0, 0.0))
+        settings = settings_with(sample_store, llm)
+        result = service.ask(settings, "What is the boiling point of mercury?", mode="crag")
+    assert result.backend["web"] == "none"
+    assert result.answer_type == "not_covered"
+    assert "The documents do not cover this question" in result.answer
+    assert "0.20" in result.answer and "0.40" in result.answer
+    assert "TAVILY_API_KEY" in result.answer
+    assert len(result.sources) == 5 and result.usage.llm_calls == 1
+    assert result.crag_details["web_search"]["status"] == "unavailable"
+    search = steps_named(settings, result, "web_search")[0]
+    assert search.decision == "no web provider" and search.web_searches == 0
+
+
+def test_no_web_provider_ambiguous_answers_from_documents_with_note(sample_store):
+    with OpenAIStub() as llm:
+        llm.enqueue(grades(0.6, 0.2, 0.1, 0.1, 0.1), "From the documents [1].")
+        settings = settings_with(sample_store, llm)
+        result = service.ask(settings, QUESTION, mode="crag")
+    assert result.answer_type == "limited"
+    assert result.answer == "From the documents [1]."
+    assert "Web search is not enabled" in result.notes[0]
+    assert result.usage.llm_calls == 2
+    assert "TAVILY_API_KEY" in result.notes[0]
+
+
+def test_malformed_grading_json_falls_back_and_is_recorded(sample_store):
+    with OpenAIStub() as llm:
+        llm.enqueue('{"grades": [{"id": 1, "score": 0.9', "An answer [1].")
+        settings = settings_with(sample_store, llm)
+        question = "Which cipher is used when I password-protect a backup archive?"
+        result = service.ask(settings, question, mode="crag")
+    # Extractive evidence grades this question ambiguous (0.59): documents, with a note.
+    assert result.answer == "An answer [1]." and result.answer_type == "limited"
+    assert result.crag_details["evaluation"]["relevance_label"] == "ambiguous"
+    grade = steps_named(settings, result, "grade")[0]
+    assert any("not valid JSON" in n and "extractive fallback" in n for n in grade.notes)
+    # The fallback grades are the extractive backend's, with its rationale.
+    assert all(
+        g["rationale"].startswith("calibrated evidence") for g in result.crag_details["grades"]
+    )
+
+
+def test_incomplete_grades_fall_back_for_the_missing_sources_only(sample_store):
+    with OpenAIStub() as llm:
+        llm.enqueue({"grades": [{"id": 1, "score": 0.95, "label": "correct"}]}, "Answer [1].")
+        settings = settings_with(sample_store, llm)
+        result = service.ask(settings, QUESTION, mode="crag")
+    rows = result.crag_details["grades"]
+    assert rows[0]["score"] == 0.95
+    assert all(r["rationale"].startswith("calibrated evidence") for r in rows[1:])
+    grade = steps_named(settings, result, "grade")[0]
+    assert any("no usable grade for source(s) [2, 3, 4, 5]" in n for n in grade.notes)
+
+
+def test_max_web_calls_zero_skips_the_search_and_says_why(sample_store):
+    with OpenAIStub() as llm, TavilyStub(HITS) as web:
+        llm.enqueue(grades(0.6, 0.2, 0.1, 0.1, 0.1), "From the documents [1].")
+        settings = settings_with(sample_store, llm, web, **{"limits.max_web_calls": 0})
+        result = service.ask(settings, QUESTION, mode="crag")
+    assert web.requests == []
+    assert result.answer_type == "limited"
+    assert "web search skipped: --max-web-calls 0 reached" in result.notes
+    assert steps_named(settings, result, "limit")[0].notes == [
+        "web search skipped: --max-web-calls 0 reached"
+    ]
