@@ -69,16 +69,10 @@ def _price(settings: Settings, provider: str) -> dict[str, float] | None:
     return price.model_dump() if price else None
 
 
-def web_provider(settings: Settings) -> str:
-    provider = settings.web.provider
-    if provider == "auto":
-        return "tavily" if settings.web.api_key else "none"
-    return provider
-
-
 def gather(settings: Settings) -> dict[str, Any]:
     from ragcli.app import store_dir
     from ragcli.llm import chosen_provider
+    from ragcli.web import chosen_web
 
     directory = store_dir(settings)
     files = _manifest_files(directory / "manifest.sqlite")
@@ -119,7 +113,7 @@ def gather(settings: Settings) -> dict[str, Any]:
             "price_per_1m_tokens": _price(settings, provider),
         },
         "web": {
-            "provider": web_provider(settings),
+            "provider": chosen_web(settings),
             "base_url": settings.web.base_url,
             "api_key": _redacted(settings.web.api_key),
         },
