@@ -43,6 +43,7 @@ def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None)
     from ragcli.ingest.chunker import Chunker
     from ragcli.ingest.runner import Ingestor
     from ragcli.store.embedder import read_max_seq_length, resolve_model_dir
+    from ragcli.store.lock import StoreLock
     from ragcli.store.manifest import Manifest
     from ragcli.store.tokenizer import TokenCounter
 
@@ -55,6 +56,7 @@ def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None)
         Manifest(store_dir(settings) / "manifest.sqlite"),
         embedder(settings, on_export),
         chunker,
+        lock=StoreLock(store_dir(settings), settings.store.lock_timeout),
     )
 
 

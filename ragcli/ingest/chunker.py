@@ -7,6 +7,7 @@ sections), then paragraphs, then sentences, and only then cut at token boundarie
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ragcli.ingest.loaders import Section
@@ -46,6 +47,11 @@ class Chunker:
         for section in sections:
             chunks.extend(self._chunk_section(section))
         return chunks
+
+    def iter_chunks(self, sections: Iterable[Section]) -> Iterator[Chunk]:
+        """Chunks one section at a time, for files too large to hold in memory."""
+        for section in sections:
+            yield from self._chunk_section(section)
 
     def _chunk_section(self, section: Section) -> list[Chunk]:
         text = section.text.strip()
