@@ -50,6 +50,9 @@ def store_state(store: Path, collection: str = "docs") -> dict[str, Any]:
     import chromadb
     from chromadb.config import Settings
 
+    # Chroma keeps one client per path per process: a cached one would not see what the
+    # subprocess under test wrote since.
+    chromadb.api.client.SharedSystemClient.clear_system_cache()
     client = chromadb.PersistentClient(
         path=str(store / "chroma"), settings=Settings(anonymized_telemetry=False)
     )

@@ -74,7 +74,7 @@ class _Pending:
     pages: int | None
     chunks: list[Chunk]
     notes: list[str]
-    # A large file's chunks, produced afresh on each call (it is read twice: once to count).
+    # A large file's chunks, produced as they are read (see _store_streamed).
     stream: Callable[[], Iterator[Chunk]] | None = None
 
 
@@ -91,6 +91,15 @@ def sha256_of(path: Path) -> str:
 
 def chunk_id(key: str, sha256: str, index: int) -> str:
     return hashlib.sha256(f"{key}\0{sha256}\0{index}".encode()).hexdigest()[:32]
+
+
+def _resolved(path: Path) -> Path:
+    """The absolute path without symlinks; a symlink loop stays as it is (and fails later
+    with a one-line reason)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError on a loop
+        return path.absolute()
 
 
 def _now() -> str:
@@ -176,14 +185,16 @@ class Ingestor:
         found = []
         for root in paths:
             for path in walk(root):
-                resolved = path.resolve()
+                resolved = _resolved(path)
                 if resolved not in seen:
                     seen.add(resolved)
                     found.append(path)
         return found
 
     def _prepare(self, path: Path, collection: str) -> FileOutcome | _Pending:
-        key = str(path.resolve())
+        key = str(_resolved(path))
+        if path.is_dir() and not path.is_symlink():
+            return FileOutcome(key, "failed", "cannot read this folder (permission denied)")
         file_type = file_type_of(path)
         if file_type is None:
             return FileOutcome(key, "skipped", f"unsupported file type {path.suffix or '(none)'}")
@@ -213,7 +224,9 @@ class Ingestor:
         except PermissionError:
             return FileOutcome(key, "failed", "permission denied")
         except OSError as exc:
-            return FileOutcome(key, "failed", exc.strerror or str(exc))
+            # A broken or looping symlink is named by the link, not by where it points.
+            shown = str(path.absolute()) if path.is_symlink() else key
+            return FileOutcome(shown, "failed", exc.strerror or str(exc))
         chunks = self.chunker.chunk(loaded.sections)
         return _Pending(
             path, key, sha, stat, status, loaded.file_type, loaded.pages, chunks, loaded.notes
@@ -236,24 +249,27 @@ class Ingestor:
     def _store_streamed(self, item: _Pending, collection: str, report: IngestReport) -> int:
         """A large file in slices of FLUSH_CHUNKS chunks: at most one slice is in memory."""
         assert item.stream is not None
-        total = sum(1 for _ in item.stream())
-        if total == 0:
-            report.files.append(FileOutcome(item.key, "failed", "no text found"))
-            return 0
         self.manifest.begin(collection, item.key, item.sha256)
         batch: list[Chunk] = []
         start = 0
+        # The chunk count is known only at the end: total_chunks is filled in then.
         for chunk in item.stream():
             batch.append(chunk)
             if len(batch) == FLUSH_CHUNKS:
                 vectors = self.embedder.embed([c.text for c in batch])
-                self._write_chunks(item, batch, vectors, start, total, collection)
+                self._write_chunks(item, batch, vectors, start, 0, collection)
                 start += len(batch)
                 batch = []
         if batch:
             vectors = self.embedder.embed([c.text for c in batch])
-            self._write_chunks(item, batch, vectors, start, total, collection)
+            self._write_chunks(item, batch, vectors, start, 0, collection)
             start += len(batch)
+        if start == 0:
+            self.manifest.settle(collection, [item.key])
+            report.files.append(FileOutcome(item.key, "failed", "no text found"))
+            return 0
+        ids = [chunk_id(item.key, item.sha256, i) for i in range(start)]
+        self.store.update_metadata(collection, ids, {"total_chunks": start})
         self._finish_file(item, start, collection, report)
         self._checkpoint(collection)
         return start

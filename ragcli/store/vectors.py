@@ -92,6 +92,14 @@ class VectorStore:
                 metadatas=clean[start:end],
             )
 
+    def update_metadata(self, name: str, ids: list[str], values: dict[str, Any]) -> None:
+        """Set the same metadata fields on many chunks (Chroma merges them in)."""
+        collection = self.collection(name)
+        step = max(1, self.client.get_max_batch_size())
+        for start in range(0, len(ids), step):
+            part = ids[start : start + step]
+            collection.update(ids=part, metadatas=[dict(values) for _ in part])
+
     def delete(self, name: str, where: dict[str, Any] | None = None, ids: list[str] | None = None):
         collection = self.collection(name)
         if collection is None:
