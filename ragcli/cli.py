@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ragcli import __version__
 from ragcli.errors import ExitCode, RagcliError
@@ -267,4 +269,15 @@ def show_config(
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except Exception as exc:  # a bug, not a user error: still one line, unless asked for more
+        if os.environ.get("RAGCLI_DEBUG"):
+            raise
+        errors.print(
+            f"[red]error:[/] unexpected {type(exc).__name__}: {escape(str(exc))[:300]} "
+            "(set RAGCLI_DEBUG=1 for the traceback)",
+            highlight=False,
+            soft_wrap=True,
+        )
+        sys.exit(int(ExitCode.FAILURE))
