@@ -114,6 +114,16 @@ def ask(
     return result
 
 
+def saved_trace(settings: Settings, trace_id: str) -> Trace | None:
+    """The run's trace for display; None (the answer is shown without it) when the trace
+    database cannot be read."""
+    try:
+        return trace_store(settings).get(trace_id)
+    except Exception as exc:  # locked, corrupted ...
+        log.warning("trace not shown (%s): %s", trace_store(settings).path, exc)
+        return None
+
+
 def save_trace(settings: Settings, trace: Trace) -> None:
     """A broken trace database must never cost the user their answer."""
     try:

@@ -212,8 +212,7 @@ def ask(
     if as_json:
         _print_json(result.to_json_dict())
     else:
-        trace = service.trace_store(settings).get(result.trace_id)
-        console.print(render.ask_result(result, trace))
+        console.print(render.ask_result(result, service.saved_trace(settings, result.trace_id)))
 
 
 @app.command()
