@@ -51,12 +51,21 @@ def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None)
     # A chunk longer than the model's window would be silently truncated when embedded.
     max_tokens = min(settings.chunking.max_tokens, read_max_seq_length(model_dir))
     chunker = Chunker(TokenCounter(model_dir), max_tokens, settings.chunking.overlap_tokens)
+    vectors = vector_store(settings)
+    claim = None
+    if settings.store.url:
+        from functools import partial
+
+        from ragcli.store.ownership import claim as claim_collection
+
+        claim = partial(claim_collection, vectors, store_dir(settings))
     return Ingestor(
-        vector_store(settings),
+        vectors,
         Manifest(store_dir(settings) / "manifest.sqlite"),
         embedder(settings, on_export),
         chunker,
         lock=StoreLock(store_dir(settings), settings.store.lock_timeout),
+        claim=claim,
     )
 
 

@@ -114,12 +114,14 @@ class Ingestor:
         embedder: Embedder,
         chunker: Chunker,
         lock: StoreLock | None = None,
+        claim: Callable[[str], None] | None = None,
     ):
         self.store = store
         self.manifest = manifest
         self.embedder = embedder
         self.chunker = chunker
         self.lock = lock
+        self.claim = claim  # a shared server: checks this store may ingest the collection
 
     def run(
         self,
@@ -146,6 +148,8 @@ class Ingestor:
         started: float,
     ) -> IngestReport:
         report = IngestReport(collection)
+        if self.claim is not None:
+            self.claim(collection)
         for repair in recover(
             self.store, self.manifest, collection, self._delete_chunks, chunk_id
         ):
