@@ -137,6 +137,20 @@ def test_one_megabyte_single_line_chunks_within_the_model_window(tmp_path):
     assert "international8" in text and words[-30:].split()[-2] in text
 
 
+def test_a_long_run_without_spaces_is_not_one_giant_chunk(tmp_path):
+    """WordPiece reads 100+ word characters as one unknown token: a hex dump must still be
+    cut into chunks of the model's window, not stored as one chunk of 200 000 characters."""
+    doc = tmp_path / "dump.txt"
+    doc.write_text("Memory dump follows.\n" + "0123456789abcdef" * 12_500)
+    ingestor = service.ingestor(settings_for(tmp_path / "store"))
+    ingestor.embedder = SmallEmbedder()
+    assert ingestor.run([doc], "docs").count("new") == 1
+    got = ingestor.store.collection("docs").get(include=["metadatas", "documents"])
+    assert len(got["ids"]) > 100
+    assert max(len(d) for d in got["documents"]) < 2000
+    assert all(m["token_count"] <= 256 for m in got["metadatas"])
+
+
 RSS_SCRIPT = textwrap.dedent(
     """
     import re, resource, sys, time

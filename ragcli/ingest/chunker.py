@@ -15,6 +15,11 @@ from ragcli.store.tokenizer import TokenCounter
 
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
+# WordPiece reads a run of more than 100 word characters (its max_input_chars_per_word) as
+# one unknown token, so a hex dump or a base64 blob would count as one token however long
+# it is and end up as one enormous chunk: such runs are broken every 100 characters.
+LONG_WORD = re.compile(r"\w{101,}")
+WORD_CHARS = 100
 # How finely a chunk's text had to be split, coarsest first.
 METHODS = ("section", "paragraph", "sentence", "token")
 
@@ -54,7 +59,7 @@ class Chunker:
             yield from self._chunk_section(section)
 
     def _chunk_section(self, section: Section) -> list[Chunk]:
-        text = section.text.strip()
+        text = LONG_WORD.sub(_break_long_word, section.text.strip())
         tokens = self.counter.count(text)
         if tokens <= self.budget:
             return [self._make(text, tokens, "section", section)]
@@ -144,3 +149,8 @@ class Chunker:
         if tokens > self.budget:  # joining never adds pieces; this guards that belief
             raise AssertionError(f"chunk of {total} word pieces exceeds the limit")
         return Chunk(text, total, method, section.page, section.heading)
+
+
+def _break_long_word(match: re.Match[str]) -> str:
+    word = match.group()
+    return " ".join(word[i : i + WORD_CHARS] for i in range(0, len(word), WORD_CHARS))

@@ -241,6 +241,9 @@ class Ingestor:
         if not pending:
             return 0
         vectors = self.embedder.embed(texts) if texts else []
+        # One journal transaction for the whole batch: a commit per file would cost a sync each.
+        self.manifest.begin_many(collection, [(item.key, item.sha256) for item in pending])
+        crash_point("after_journal")
         offset = 0
         for item in pending:
             count = len(item.chunks)
@@ -279,8 +282,6 @@ class Ingestor:
         return start
 
     def _store_file(self, item: _Pending, vectors, collection: str, report: IngestReport) -> None:
-        self.manifest.begin(collection, item.key, item.sha256)
-        crash_point("after_journal")
         total = len(item.chunks)
         self._write_chunks(item, item.chunks, vectors, 0, total, collection)
         self._finish_file(item, total, collection, report)

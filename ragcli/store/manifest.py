@@ -101,6 +101,14 @@ class Manifest:
                 "INSERT OR REPLACE INTO journal VALUES (?, ?, ?)", (collection, path, sha256)
             )
 
+    def begin_many(self, collection: str, files: list[tuple[str, str]]) -> None:
+        """Journal several files (path, sha256) in one transaction."""
+        with self.db:
+            self.db.executemany(
+                "INSERT OR REPLACE INTO journal VALUES (?, ?, ?)",
+                [(collection, path, sha) for path, sha in files],
+            )
+
     def journaled(self, collection: str) -> list[tuple[str, str]]:
         rows = self.db.execute(
             "SELECT path, sha256 FROM journal WHERE collection = ? ORDER BY path", (collection,)
