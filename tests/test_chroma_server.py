@@ -132,3 +132,12 @@ def test_a_killed_ingest_against_a_server_is_repaired(chroma_url, tmp_path):
     report = json.loads(rerun.stdout)
     assert report["files_changed"] == 1 and report["recovered"]
     assert set(server_chunks(chroma_url, "crash-docs")) == expected_ids(store, "crash-docs")
+
+
+def test_an_unreachable_server_is_one_line(tmp_path):
+    env = {"RAGCLI_STORE__URL": f"http://127.0.0.1:{free_port()}"}
+    for args in (["ask", QUESTION], ["ingest", str(tmp_path)]):
+        result = runner.invoke(app, [*args, "--store", str(tmp_path / "s")], env=env)
+        assert result.exit_code == 1
+        assert result.output.strip().startswith("error: store.url http://127.0.0.1:")
+        assert "no Chroma server answers there" in result.output

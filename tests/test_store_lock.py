@@ -68,6 +68,9 @@ def test_a_dead_holder_leaves_no_stale_lock(tmp_path):
     assert (store / "ingest.lock").exists()
     with StoreLock(store, timeout=0):  # acquired at once: the kernel released it
         pass
+    rerun = ragcli("ingest", str(docs), "--store", str(store), cwd=tmp_path)
+    assert rerun.returncode == 0, rerun.stderr
+    assert "recovered" in rerun.stdout and "interrupted ingest" in rerun.stdout
 
 
 def test_two_real_ingests_and_asks_during_an_ingest(tmp_path):

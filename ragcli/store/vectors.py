@@ -33,12 +33,18 @@ class VectorStore:
             parsed = urlparse(url)
             if not parsed.hostname:
                 raise ConfigError(f"store.url: {url!r} is not an http://HOST:PORT address")
-            self.client = chromadb.HttpClient(
-                host=parsed.hostname,
-                port=parsed.port or 8000,
-                ssl=parsed.scheme == "https",
-                settings=chroma_settings,
-            )
+            try:
+                self.client = chromadb.HttpClient(
+                    host=parsed.hostname,
+                    port=parsed.port or 8000,
+                    ssl=parsed.scheme == "https",
+                    settings=chroma_settings,
+                )
+            except Exception:  # refused, unresolvable, not a Chroma server ...
+                raise RagcliError(
+                    f"store.url {url}: no Chroma server answers there "
+                    "(start one with `chroma run --path DIR --port PORT`)"
+                ) from None
             self.location = url
         else:
             self.client = chromadb.PersistentClient(
