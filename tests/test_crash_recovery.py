@@ -177,3 +177,47 @@ def test_large_file_killed_mid_stream(tmp_path):
     ref = ragcli(*args, "--store", str(tmp_path / "ref"), cwd=tmp_path, prelude=prelude)
     assert ref.returncode == 0, ref.stderr
     assert comparable(state) == comparable(store_state(tmp_path / "ref"))
+
+
+def test_timed_kills_inside_library_calls(corpus, tmp_path):
+    """Killed at arbitrary moments once the batch is under way (inside embedding, inside
+    Chroma's writes), twice, then one full run."""
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    docs, expected = corpus
+    store = tmp_path / "store"
+    rng = random.Random(3)
+    args = ["ragcli", "ingest", str(docs), "--store", str(store)]
+    code = f"import sys\nfrom ragcli.cli import main\nsys.argv = {args!r}\nmain()"
+    interrupted = 0
+    for _ in range(2):
+        process = subprocess.Popen(
+            [sys.executable, "-c", code],
+            cwd=tmp_path,
+            env=cli_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 120
+        while process.poll() is None and time.monotonic() < deadline:
+            try:
+                db = sqlite3.connect(store / "manifest.sqlite", timeout=0.1)
+                journaled = db.execute("SELECT count(*) FROM journal").fetchone()[0]
+                db.close()
+            except sqlite3.Error:
+                journaled = 0
+            if journaled:
+                break
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 1.5))
+        process.send_signal(signal.SIGKILL)
+        interrupted += process.wait() == -signal.SIGKILL
+    assert interrupted >= 1  # at least one kill landed before the run could finish
+    final = ingest(docs, store)
+    assert final.returncode == 0, final.stderr
+    state = store_state(store)
+    assert_consistent(state)
+    assert comparable(state) == comparable(expected)
