@@ -1,5 +1,10 @@
 """The ingest run: find files, skip what is unchanged, chunk and embed the rest, and
-replace each changed file's chunks without leaving duplicates or orphans."""
+replace each changed file's chunks without leaving duplicates or orphans.
+
+Crash safety: one run at a time per store (StoreLock); files are journaled before their
+chunks are written and the journal is cleared at each checkpoint; a run starts by
+repairing what a killed run left journaled (recovery.py). Crash points (crashpoints.py)
+let tests kill the process between any two writes."""
 
 from __future__ import annotations
 
