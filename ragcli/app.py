@@ -43,6 +43,7 @@ def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None)
     from ragcli.ingest.chunker import Chunker
     from ragcli.ingest.runner import Ingestor
     from ragcli.store.embedder import read_max_seq_length, resolve_model_dir
+    from ragcli.store.lock import StoreLock
     from ragcli.store.manifest import Manifest
     from ragcli.store.tokenizer import TokenCounter
 
@@ -50,12 +51,22 @@ def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None)
     # A chunk longer than the model's window would be silently truncated when embedded.
     max_tokens = min(settings.chunking.max_tokens, read_max_seq_length(model_dir))
     chunker = Chunker(TokenCounter(model_dir), max_tokens, settings.chunking.overlap_tokens)
+    vectors = vector_store(settings)
+    claim = None
+    if settings.store.url:
+        from functools import partial
+
+        from ragcli.store.ownership import claim as claim_collection
+
+        claim = partial(claim_collection, vectors, store_dir(settings))
     return Ingestor(
-        vector_store(settings),
+        vectors,
         Manifest(store_dir(settings) / "manifest.sqlite"),
         embedder(settings, on_export),
         chunker,
         qna_collection=settings.tos.qna_collection,
+        lock=StoreLock(store_dir(settings), settings.store.lock_timeout),
+        claim=claim,
     )
 
 
@@ -120,6 +131,16 @@ def ask(
     trace.result = result.to_json_dict()
     save_trace(settings, trace)
     return result
+
+
+def saved_trace(settings: Settings, trace_id: str) -> Trace | None:
+    """The run's trace for display; None (the answer is shown without it) when the trace
+    database cannot be read."""
+    try:
+        return trace_store(settings).get(trace_id)
+    except Exception as exc:  # locked, corrupted ...
+        log.warning("trace not shown (%s): %s", trace_store(settings).path, exc)
+        return None
 
 
 def save_trace(settings: Settings, trace: Trace) -> None:

@@ -4,14 +4,17 @@ Domain errors are printed once as one line and end in `typer.Exit(code)`."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ragcli import __version__
 from ragcli.errors import ExitCode, RagcliError, exit_code_for
@@ -274,7 +277,7 @@ def ask(
             data["estimated_cost_usd"] = usd
         _print_json(data)
     else:
-        trace = service.trace_store(settings).get(result.trace_id)
+        trace = service.saved_trace(settings, result.trace_id)
         console.print(render.ask_result(result, trace, cost=usd))
     code = exit_code_for(result.answer_type)
     if code != ExitCode.OK:
@@ -552,7 +555,9 @@ def remove(
             manifest.close()
         if not dry_run:
             ingestor = service.ingestor(settings, on_export=_export_notice)
-            removal = remove_paths(ingestor.manifest, name, paths, ingestor.remove_file)
+            # The same lock as ingest: a removal must not interleave with an ingest's writes.
+            with ingestor.lock or contextlib.nullcontext():
+                removal = remove_paths(ingestor.manifest, name, paths, ingestor.remove_file)
     except RagcliError as error:
         raise _fail(error) from None
     data = removal.to_dict()
@@ -560,4 +565,15 @@ def remove(
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except Exception as exc:  # a bug, not a user error: still one line, unless asked for more
+        if os.environ.get("RAGCLI_DEBUG"):
+            raise
+        errors.print(
+            f"[red]error:[/] unexpected {type(exc).__name__}: {escape(str(exc))[:300]} "
+            "(set RAGCLI_DEBUG=1 for the traceback)",
+            highlight=False,
+            soft_wrap=True,
+        )
+        sys.exit(int(ExitCode.FAILURE))

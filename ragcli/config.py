@@ -25,6 +25,7 @@ class StoreSettings(Section):
     path: str = ".ragcli"
     url: str | None = None
     collection: str = "docs"
+    lock_timeout: float = Field(30.0, ge=0)
 
 
 class EmbeddingSettings(Section):

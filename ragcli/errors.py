@@ -10,6 +10,7 @@ class ExitCode(IntEnum):
     LIMITED = 3  # limited or unverified answer; ingest finished with failed files
     CLARIFY = 4  # the question needs clarification
     NOT_COVERED = 5  # handoff: the documents do not cover the question
+    BUSY = 6  # another ingest holds the store's lock (store.lock_timeout ran out)
 
 
 # What `ask` exits with for each AskResult.answer_type (README, "Exit codes").

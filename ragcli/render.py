@@ -288,6 +288,12 @@ def ingest_report(report: dict[str, Any]) -> Group:
     summary.add_row("files", "  ".join(f"{s} {report[f'files_{s}']}" for s in statuses))
     summary.add_row("chunks", f"added {report['chunks_added']}  removed {report['chunks_removed']}")
     summary.add_row("time", f"{report['seconds']:.1f} s")
+    if report.get("recovered"):
+        summary.add_row(
+            "recovered",
+            f"{len(report['recovered'])} file(s) left half-written by an interrupted ingest "
+            "were repaired",
+        )
     parts: list[Any] = [summary]
     noted = [f for f in report["files"] if f["reason"]]
     if noted:

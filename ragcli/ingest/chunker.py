@@ -7,6 +7,7 @@ sections), then paragraphs, then sentences, and only then cut at token boundarie
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ragcli.ingest.loaders import Section
@@ -14,6 +15,11 @@ from ragcli.store.tokenizer import TokenCounter
 
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
+# WordPiece reads a run of more than 100 word characters (its max_input_chars_per_word) as
+# one unknown token, so a hex dump or a base64 blob would count as one token however long
+# it is and end up as one enormous chunk: such runs are broken every 100 characters.
+LONG_WORD = re.compile(r"\w{101,}")
+WORD_CHARS = 100
 # How finely a chunk's text had to be split, coarsest first.
 METHODS = ("section", "paragraph", "sentence", "token")
 
@@ -47,8 +53,13 @@ class Chunker:
             chunks.extend(self._chunk_section(section))
         return chunks
 
+    def iter_chunks(self, sections: Iterable[Section]) -> Iterator[Chunk]:
+        """Chunks one section at a time, for files too large to hold in memory."""
+        for section in sections:
+            yield from self._chunk_section(section)
+
     def _chunk_section(self, section: Section) -> list[Chunk]:
-        text = section.text.strip()
+        text = LONG_WORD.sub(_break_long_word, section.text.strip())
         tokens = self.counter.count(text)
         if tokens <= self.budget:
             return [self._make(text, tokens, "section", section)]
@@ -138,3 +149,8 @@ class Chunker:
         if tokens > self.budget:  # joining never adds pieces; this guards that belief
             raise AssertionError(f"chunk of {total} word pieces exceeds the limit")
         return Chunk(text, total, method, section.page, section.heading)
+
+
+def _break_long_word(match: re.Match[str]) -> str:
+    word = match.group()
+    return " ".join(word[i : i + WORD_CHARS] for i in range(0, len(word), WORD_CHARS))

@@ -5,6 +5,7 @@ one-line reason."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,32 +88,56 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 def _markdown_sections(text: str) -> list[Section]:
-    """Split at headings; each section keeps its heading path ("Install > Linux")."""
-    sections: list[Section] = []
+    return list(iter_markdown_sections(text.splitlines()))
+
+
+def iter_markdown_sections(
+    lines: Iterable[str], max_chars: int = 1 << 20
+) -> Iterator[Section]:
+    """Split at headings; each section keeps its heading path ("Install > Linux").
+
+    A section longer than `max_chars` comes in several parts under the same heading, so
+    a huge file streams through in bounded memory."""
     path: list[tuple[int, str]] = []
-    lines: list[str] = []
+    buffered: list[str] = []
+    size = 0
     in_fence = False
 
-    def flush() -> None:
-        body = "\n".join(lines).strip()
+    def flush() -> Iterator[Section]:
+        body = "\n".join(buffered).strip()
         # A heading with nothing under it before the next heading is not a section.
-        if any(line.strip() and not HEADING.match(line) for line in lines):
+        if any(line.strip() and not HEADING.match(line) for line in buffered):
             heading = " > ".join(title for _, title in path) or None
-            sections.append(Section(body, heading=heading))
-        lines.clear()
+            yield Section(body, heading=heading)
+        buffered.clear()
 
-    for line in text.splitlines():
+    for line in lines:
         if FENCE.match(line):
             in_fence = not in_fence
         match = None if in_fence else HEADING.match(line)
         if match:
-            flush()
+            yield from flush()
+            size = 0
             level = len(match.group(1))
             path[:] = [(lvl, title) for lvl, title in path if lvl < level]
             path.append((level, match.group(2)))
-        lines.append(line)
-    flush()
-    return sections
+        elif size > max_chars:
+            yield from flush()
+            size = 0
+        buffered.append(line)
+        size += len(line) + 1
+    yield from flush()
+
+
+def iter_sections(path: Path, file_type: str, encoding: str) -> Iterator[Section]:
+    """Sections of a large text or Markdown file, read in blocks (see textstream.py)."""
+    from ragcli.ingest.textstream import iter_lines, iter_text
+
+    if file_type == "md":
+        sections: Iterable[Section] = iter_markdown_sections(iter_lines(path, encoding))
+    else:
+        sections = (Section(piece) for piece in iter_text(path, encoding))
+    return (s for s in sections if s.text.strip())
 
 
 def _html_sections(text: str) -> list[Section]:

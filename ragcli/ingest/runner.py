@@ -1,11 +1,16 @@
 """The ingest run: find files, skip what is unchanged, chunk and embed the rest, and
-replace each changed file's chunks without leaving duplicates or orphans."""
+replace each changed file's chunks without leaving duplicates or orphans.
+
+Crash safety: one run at a time per store (StoreLock); files are journaled before their
+chunks are written and the journal is cleared at each checkpoint; a run starts by
+repairing what a killed run left journaled (recovery.py). Crash points (crashpoints.py)
+let tests kill the process between any two writes."""
 
 from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,15 +18,22 @@ from typing import Any
 
 from ragcli.errors import RagcliError
 from ragcli.ingest.chunker import Chunk, Chunker
-from ragcli.ingest.loaders import LoadError, file_type_of, load
+from ragcli.ingest.crashpoints import crash_point
+from ragcli.ingest.loaders import LoadError, file_type_of, iter_sections, load
 from ragcli.ingest.qna import NotQnaFile, qna_chunks, qna_format
+from ragcli.ingest.recovery import recover
+from ragcli.ingest.textstream import scan_text
 from ragcli.ingest.walker import walk
 from ragcli.store.embedder import Embedder
+from ragcli.store.lock import StoreLock
 from ragcli.store.manifest import FileRecord, Manifest
 from ragcli.store.vectors import VectorStore
 
 STATUSES = ("new", "changed", "unchanged", "skipped", "failed", "removed")
 FLUSH_CHUNKS = 256  # chunks embedded together: large batches keep the model busy
+# Text and Markdown files above this size are streamed: read, chunked, embedded and stored
+# in pieces, so memory stays bounded whatever the file's size.
+STREAM_BYTES = 8 << 20
 
 
 @dataclass
@@ -39,6 +51,8 @@ class IngestReport:
     chunks_added: int = 0
     chunks_removed: int = 0
     seconds: float = 0.0
+    # Files a killed earlier ingest left half-written, and what was done about them.
+    recovered: list[dict[str, Any]] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -51,6 +65,7 @@ class IngestReport:
             "chunks_removed": self.chunks_removed,
             "seconds": round(self.seconds, 2),
             "files": [asdict(f) for f in self.files if f.status != "unchanged"],
+            "recovered": self.recovered,
         }
 
 
@@ -65,6 +80,8 @@ class _Pending:
     pages: int | None
     chunks: list[Chunk]
     notes: list[str]
+    # A large file's chunks, produced as they are read (see _store_streamed).
+    stream: Callable[[], Iterator[Chunk]] | None = None
 
 
 ProgressFn = Callable[[int, int, int], None]  # files done, files total, chunks embedded
@@ -82,6 +99,15 @@ def chunk_id(key: str, sha256: str, index: int) -> str:
     return hashlib.sha256(f"{key}\0{sha256}\0{index}".encode()).hexdigest()[:32]
 
 
+def _resolved(path: Path) -> Path:
+    """The absolute path without symlinks; a symlink loop stays as it is (and fails later
+    with a one-line reason)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError on a loop
+        return path.absolute()
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -94,12 +120,16 @@ class Ingestor:
         embedder: Embedder,
         chunker: Chunker,
         qna_collection: str | None = None,
+        lock: StoreLock | None = None,
+        claim: Callable[[str], None] | None = None,
     ):
         self.store = store
         self.manifest = manifest
         self.embedder = embedder
         self.chunker = chunker
         self.qna_collection = qna_collection  # Markdown ingested here is read as Q:/A: pairs
+        self.lock = lock
+        self.claim = claim  # a shared server: checks this store may ingest the collection
 
     def run(
         self,
@@ -112,7 +142,27 @@ class Ingestor:
         for path in paths:
             if not path.exists() and not path.is_symlink():
                 raise RagcliError(f"{path}: no such file or directory")
+        if self.lock is None:
+            return self._run(paths, collection, prune, progress, started)
+        with self.lock:
+            return self._run(paths, collection, prune, progress, started)
+
+    def _run(
+        self,
+        paths: list[Path],
+        collection: str,
+        prune: bool,
+        progress: ProgressFn | None,
+        started: float,
+    ) -> IngestReport:
         report = IngestReport(collection)
+        if self.claim is not None:
+            self.claim(collection)
+        for repair in recover(
+            self.store, self.manifest, collection, self._delete_chunks, chunk_id
+        ):
+            report.recovered.append(asdict(repair))
+            report.chunks_removed += repair.chunks_removed
         files = self._discover(paths)
         pending: list[_Pending] = []
         pending_chunks = 0
@@ -121,6 +171,10 @@ class Ingestor:
             outcome_or_pending = self._prepare(path, collection)
             if isinstance(outcome_or_pending, FileOutcome):
                 report.files.append(outcome_or_pending)
+            elif outcome_or_pending.stream is not None:
+                embedded += self._flush(pending, collection, report)
+                pending, pending_chunks = [], 0
+                embedded += self._store_streamed(outcome_or_pending, collection, report)
             else:
                 pending.append(outcome_or_pending)
                 pending_chunks += len(outcome_or_pending.chunks)
@@ -134,6 +188,7 @@ class Ingestor:
             progress(len(files), len(files), embedded)
         if prune:
             self._prune(paths, collection, report)
+            self._checkpoint(collection)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -142,14 +197,16 @@ class Ingestor:
         found = []
         for root in paths:
             for path in walk(root):
-                resolved = path.resolve()
+                resolved = _resolved(path)
                 if resolved not in seen:
                     seen.add(resolved)
                     found.append(path)
         return found
 
     def _prepare(self, path: Path, collection: str) -> FileOutcome | _Pending:
-        key = str(path.resolve())
+        key = str(_resolved(path))
+        if path.is_dir() and not path.is_symlink():
+            return FileOutcome(key, "failed", "cannot read this folder (permission denied)")
         qna = qna_format(path, collection, self.qna_collection)
         file_type = "qna" if qna else file_type_of(path)
         if file_type is None:
@@ -166,23 +223,31 @@ class Ingestor:
                 known.mtime_ns = stat.st_mtime_ns  # touched, not changed: remember the new time
                 self.manifest.put(known)
                 return FileOutcome(key, "unchanged", chunks=known.chunk_count)
+            status = "changed" if known else "new"
             if qna:
-                status = "changed" if known else "new"
                 strict = collection == self.qna_collection
                 try:
                     pairs, notes = qna_chunks(path, qna, self.chunker.counter, strict)
                 except NotQnaFile as exc:
                     return FileOutcome(key, "skipped", str(exc))
                 return _Pending(path, key, sha, stat, status, "qna", None, pairs, notes)
+            if file_type in ("txt", "md") and stat.st_size > STREAM_BYTES:
+                encoding, notes = scan_text(path)
+
+                def stream() -> Iterator[Chunk]:
+                    return self.chunker.iter_chunks(iter_sections(path, file_type, encoding))
+
+                return _Pending(path, key, sha, stat, status, file_type, None, [], notes, stream)
             loaded = load(path)
         except LoadError as exc:
             return FileOutcome(key, "failed", str(exc))
         except PermissionError:
             return FileOutcome(key, "failed", "permission denied")
         except OSError as exc:
-            return FileOutcome(key, "failed", exc.strerror or str(exc))
+            # A broken or looping symlink is named by the link, not by where it points.
+            shown = str(path.absolute()) if path.is_symlink() else key
+            return FileOutcome(shown, "failed", exc.strerror or str(exc))
         chunks = self.chunker.chunk(loaded.sections)
-        status = "changed" if known else "new"
         return _Pending(
             path, key, sha, stat, status, loaded.file_type, loaded.pages, chunks, loaded.notes
         )
@@ -197,24 +262,70 @@ class Ingestor:
         if not pending:
             return 0
         vectors = self.embedder.embed(texts) if texts else []
+        # One journal transaction for the whole batch: a commit per file would cost a sync each.
+        self.manifest.begin_many(collection, [(item.key, item.sha256) for item in pending])
+        crash_point("after_journal")
         offset = 0
         for item in pending:
             count = len(item.chunks)
             item_vectors = vectors[offset : offset + count]
             offset += count
             self._store_file(item, item_vectors, collection, report)
+        self._checkpoint(collection)
         return len(texts)
 
+    def _store_streamed(self, item: _Pending, collection: str, report: IngestReport) -> int:
+        """A large file in slices of FLUSH_CHUNKS chunks: at most one slice is in memory."""
+        assert item.stream is not None
+        self.manifest.begin(collection, item.key, item.sha256)
+        batch: list[Chunk] = []
+        start = 0
+        # The chunk count is known only at the end: total_chunks is filled in then.
+        for chunk in item.stream():
+            batch.append(chunk)
+            if len(batch) == FLUSH_CHUNKS:
+                vectors = self.embedder.embed([c.text for c in batch])
+                self._write_chunks(item, batch, vectors, start, 0, collection)
+                start += len(batch)
+                batch = []
+        if batch:
+            vectors = self.embedder.embed([c.text for c in batch])
+            self._write_chunks(item, batch, vectors, start, 0, collection)
+            start += len(batch)
+        if start == 0:
+            self.manifest.settle(collection, [item.key])
+            report.files.append(FileOutcome(item.key, "failed", "no text found"))
+            return 0
+        ids = [chunk_id(item.key, item.sha256, i) for i in range(start)]
+        self.store.update_metadata(collection, ids, {"total_chunks": start})
+        self._finish_file(item, start, collection, report)
+        self._checkpoint(collection)
+        return start
+
     def _store_file(self, item: _Pending, vectors, collection: str, report: IngestReport) -> None:
+        total = len(item.chunks)
+        self._write_chunks(item, item.chunks, vectors, 0, total, collection)
+        self._finish_file(item, total, collection, report)
+
+    def _write_chunks(
+        self,
+        item: _Pending,
+        chunks: list[Chunk],
+        vectors,
+        start: int,
+        total: int,
+        collection: str,
+    ) -> None:
+        """Chunks `start`.. of a file whose version has `total` chunks."""
         now = _now()
-        ids = [chunk_id(item.key, item.sha256, i) for i in range(len(item.chunks))]
+        ids = [chunk_id(item.key, item.sha256, start + i) for i in range(len(chunks))]
         metadatas = [
             {
                 "chunk_id": ids[i],
                 "source_file": item.key,
                 "file_type": item.file_type,
-                "chunk_index": i,
-                "total_chunks": len(item.chunks),
+                "chunk_index": start + i,
+                "total_chunks": total,
                 "chunk_method": chunk.method,
                 "token_count": chunk.token_count,
                 "char_count": len(chunk.text),
@@ -226,17 +337,23 @@ class Ingestor:
                 "processed_at": now,
                 **getattr(chunk, "extra", {}),
             }
-            for i, chunk in enumerate(item.chunks)
+            for i, chunk in enumerate(chunks)
         ]
         if ids:
-            self.store.upsert(collection, ids, [c.text for c in item.chunks], vectors, metadatas)
+            self.store.upsert(collection, ids, [c.text for c in chunks], vectors, metadatas)
+            crash_point("after_upsert")
+
+    def _finish_file(
+        self, item: _Pending, count: int, collection: str, report: IngestReport
+    ) -> None:
         # Whatever this file left behind under other contents (earlier versions, or a run
         # killed half-way) goes now, so no orphan outlives a successful ingest.
         stale = self.store.ids_where(
             collection,
             {"$and": [{"source_file": item.key}, {"file_sha256": {"$ne": item.sha256}}]},
         )
-        self.store.delete(collection, ids=stale)
+        self._delete_chunks(collection, stale)
+        crash_point("after_stale_delete")
         self.manifest.put(
             FileRecord(
                 collection,
@@ -245,15 +362,26 @@ class Ingestor:
                 item.stat.st_size,
                 item.stat.st_mtime_ns,
                 item.file_type,
-                len(ids),
+                count,
                 item.pages,
-                now,
+                _now(),
             )
         )
-        report.chunks_added += len(ids)
+        crash_point("after_manifest")
+        report.chunks_added += count
         report.chunks_removed += len(stale)
         reason = "; ".join(item.notes)
-        report.files.append(FileOutcome(item.key, item.status, reason, len(ids)))
+        report.files.append(FileOutcome(item.key, item.status, reason, count))
+
+    def _delete_chunks(self, collection: str, ids: list[str]) -> None:
+        """The one place chunks leave the store: every index of chunks deletes them here."""
+        self.store.delete(collection, ids=ids)
+
+    def _checkpoint(self, collection: str) -> None:
+        """Every index of chunks is durable: the journal of the files written so far is
+        cleared. (An index that buffers writes, like a BM25 index, must save here first.)"""
+        crash_point("before_checkpoint")
+        self.manifest.settle(collection)
 
     def _prune(self, paths: list[Path], collection: str, report: IngestReport) -> None:
         roots = [str(p.resolve()) for p in paths]
@@ -262,11 +390,17 @@ class Ingestor:
                 record.path == r or record.path.startswith(r.rstrip("/") + "/") for r in roots
             )
             if under and not Path(record.path).exists():
-                report.chunks_removed += self.remove_file(collection, record.path)
+                report.chunks_removed += self.remove_file(
+                    collection, record.path, checkpoint=False
+                )
                 report.files.append(FileOutcome(record.path, "removed", "file no longer exists"))
 
-    def remove_file(self, collection: str, key: str) -> int:
+    def remove_file(self, collection: str, key: str, checkpoint: bool = True) -> int:
+        self.manifest.begin(collection, key, "")
         stale = self.store.ids_where(collection, {"source_file": key})
-        self.store.delete(collection, ids=stale)
+        self._delete_chunks(collection, stale)
+        crash_point("after_remove_chunks")
         self.manifest.remove(collection, key)
+        if checkpoint:
+            self._checkpoint(collection)
         return len(stale)

@@ -26,7 +26,16 @@ def walk(root: Path) -> Iterator[Path]:
         yield root
         return
     spec = _ignore_spec(root)
-    for directory, dirnames, filenames in os.walk(root, followlinks=False):
+    unreadable: list[Path] = []
+
+    def remember(error: OSError) -> None:
+        if error.filename:
+            unreadable.append(Path(error.filename))
+
+    # A folder that cannot be listed is yielded itself, so the ingest reports it.
+    for directory, dirnames, filenames in os.walk(root, onerror=remember, followlinks=False):
+        while unreadable:
+            yield unreadable.pop()
         rel_dir = Path(directory).relative_to(root)
         kept = []
         for name in sorted(dirnames):
@@ -40,3 +49,4 @@ def walk(root: Path) -> Iterator[Path]:
             if name.startswith(".") or (spec and spec.match_file(rel)):
                 continue
             yield Path(directory) / name
+    yield from unreadable

@@ -21,6 +21,9 @@ from ragcli.models import ChunkGrade, Reflection, RetrievedChunk, SubAnswer, Ver
 from ragcli.trace.recorder import note, record_llm_call
 
 JSON_BLOCK = re.compile(r"(\{.*\}|\[.*\])", re.DOTALL)
+# Characters accepted per requested token (English averages about 4): beyond this a reply
+# is cut, whatever the server says about its length.
+MAX_CHARS_PER_TOKEN = 8
 
 
 def parse_json(text: str) -> Any:
@@ -86,13 +89,30 @@ class OpenAIBackend:
         except openai.APIConnectionError:
             record_llm_call()
             raise BackendError(f"model endpoint {self._where()} cannot be reached") from None
+        except (openai.APIError, ValueError) as exc:  # a reply that is not the protocol's JSON
+            record_llm_call()
+            raise BackendError(
+                f"model endpoint {self._where()} sent a malformed reply ({type(exc).__name__})"
+            ) from None
         usage = getattr(response, "usage", None)
         record_llm_call(
             getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0
         )
         choices = getattr(response, "choices", None) or []
-        content = choices[0].message.content if choices else None
-        return (content or "").strip()
+        first = choices[0] if choices else None
+        content = getattr(getattr(first, "message", None), "content", None)
+        content = content.strip() if isinstance(content, str) else ""
+        # A server that ignores max_tokens must not flood the terminal or the next prompt.
+        cap = llm.max_tokens * MAX_CHARS_PER_TOKEN
+        if len(content) > cap:
+            note(
+                f"the model's reply ({len(content)} characters) exceeded llm.max_tokens "
+                f"({llm.max_tokens}); cut to {cap} characters"
+            )
+            content = content[:cap].rsplit(" ", 1)[0] + " …"
+        elif getattr(first, "finish_reason", None) == "length":
+            note(f"the model's reply stopped at llm.max_tokens ({llm.max_tokens})")
+        return content
 
     def _chat_streaming(self, prompt: str, on_token: Callable[[str], None]) -> str:
         """Like _chat, but hands each piece of the reply to on_token as it arrives. Usage
@@ -210,7 +230,10 @@ class OpenAIBackend:
         on_token: Callable[[str], None] | None = None,
     ) -> str:
         prompt = prompts.generate(query, chunks)
-        return self._chat_streaming(prompt, on_token) if on_token else self._chat(prompt)
+        answer = self._chat_streaming(prompt, on_token) if on_token else self._chat(prompt)
+        if not answer:
+            raise BackendError(f"model endpoint {self._where()} returned an empty answer")
+        return answer
 
     def reflect(self, query: str, answer: str, chunks: list[RetrievedChunk]) -> Reflection:
         data = self._structured("reflect", prompts.reflect(query, answer, chunks))

@@ -43,6 +43,18 @@ class Manifest:
                     PRIMARY KEY (collection, path)
                 )"""
             )
+            # The ingest journal: files whose chunks are being written or deleted. A row is
+            # written before the first chunk of a file is touched and cleared once every
+            # index holding its chunks is durable; rows left by a killed run are repaired by
+            # the next ingest (ragcli/ingest/recovery.py).
+            self.db.execute(
+                """CREATE TABLE IF NOT EXISTS journal (
+                    collection TEXT NOT NULL,
+                    path TEXT NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    PRIMARY KEY (collection, path)
+                )"""
+            )
 
     def get(self, collection: str, path: str) -> FileRecord | None:
         row = self.db.execute(
@@ -81,6 +93,38 @@ class Manifest:
                 "SELECT * FROM files WHERE collection = ? ORDER BY path", (collection,)
             ).fetchall()
         return [FileRecord(*row) for row in rows]
+
+    def begin(self, collection: str, path: str, sha256: str) -> None:
+        """Journal a file before its chunks are written (sha256) or deleted ("")."""
+        with self.db:
+            self.db.execute(
+                "INSERT OR REPLACE INTO journal VALUES (?, ?, ?)", (collection, path, sha256)
+            )
+
+    def begin_many(self, collection: str, files: list[tuple[str, str]]) -> None:
+        """Journal several files (path, sha256) in one transaction."""
+        with self.db:
+            self.db.executemany(
+                "INSERT OR REPLACE INTO journal VALUES (?, ?, ?)",
+                [(collection, path, sha) for path, sha in files],
+            )
+
+    def journaled(self, collection: str) -> list[tuple[str, str]]:
+        rows = self.db.execute(
+            "SELECT path, sha256 FROM journal WHERE collection = ? ORDER BY path", (collection,)
+        ).fetchall()
+        return [(path, sha) for path, sha in rows]
+
+    def settle(self, collection: str, paths: list[str] | None = None) -> None:
+        """Clear journal rows: of `paths`, or all of the collection's."""
+        with self.db:
+            if paths is None:
+                self.db.execute("DELETE FROM journal WHERE collection = ?", (collection,))
+            else:
+                self.db.executemany(
+                    "DELETE FROM journal WHERE collection = ? AND path = ?",
+                    [(collection, p) for p in paths],
+                )
 
     def close(self) -> None:
         self.db.close()

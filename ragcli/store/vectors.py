@@ -33,12 +33,18 @@ class VectorStore:
             parsed = urlparse(url)
             if not parsed.hostname:
                 raise ConfigError(f"store.url: {url!r} is not an http://HOST:PORT address")
-            self.client = chromadb.HttpClient(
-                host=parsed.hostname,
-                port=parsed.port or 8000,
-                ssl=parsed.scheme == "https",
-                settings=chroma_settings,
-            )
+            try:
+                self.client = chromadb.HttpClient(
+                    host=parsed.hostname,
+                    port=parsed.port or 8000,
+                    ssl=parsed.scheme == "https",
+                    settings=chroma_settings,
+                )
+            except Exception:  # refused, unresolvable, not a Chroma server ...
+                raise RagcliError(
+                    f"store.url {url}: no Chroma server answers there "
+                    "(start one with `chroma run --path DIR --port PORT`)"
+                ) from None
             self.location = url
         else:
             self.client = chromadb.PersistentClient(
@@ -91,6 +97,14 @@ class VectorStore:
                 embeddings=embeddings[start:end],
                 metadatas=clean[start:end],
             )
+
+    def update_metadata(self, name: str, ids: list[str], values: dict[str, Any]) -> None:
+        """Set the same metadata fields on many chunks (Chroma merges them in)."""
+        collection = self.collection(name)
+        step = max(1, self.client.get_max_batch_size())
+        for start in range(0, len(ids), step):
+            part = ids[start : start + step]
+            collection.update(ids=part, metadatas=[dict(values) for _ in part])
 
     def delete(self, name: str, where: dict[str, Any] | None = None, ids: list[str] | None = None):
         collection = self.collection(name)

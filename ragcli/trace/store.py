@@ -4,12 +4,17 @@ functions, each run once (PRAGMA user_version records how far a database has com
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ragcli.errors import RagcliError
 from ragcli.trace.recorder import Trace
+
+log = logging.getLogger("ragcli")
 
 
 def _m1_create_runs(db: sqlite3.Connection) -> None:
@@ -35,19 +40,60 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_create_runs, _m2_a
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+class TraceStoreError(RagcliError):
+    """The trace database cannot be used (locked, damaged, or from a newer ragcli)."""
+
+
 class TraceStore:
+    busy_timeout = 5.0  # seconds to wait for another process holding the database
+
     def __init__(self, path: Path):
         self.path = path
 
     def _connect(self) -> sqlite3.Connection:
+        try:
+            return self._open()
+        except sqlite3.OperationalError as exc:  # locked, read-only, disk full ...
+            raise TraceStoreError(f"trace database {self.path}: {exc}") from None
+        except sqlite3.DatabaseError as exc:  # not a database, or a damaged one
+            moved = self._set_aside()
+            log.warning(
+                "trace database %s is damaged (%s); moved to %s, starting a new one",
+                self.path,
+                exc,
+                moved.name,
+            )
+            try:
+                return self._open()
+            except sqlite3.Error as again:
+                raise TraceStoreError(f"trace database {self.path}: {again}") from None
+
+    def _open(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(self.path, timeout=5)
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
-            with db:
-                migration(db)
-                db.execute(f"PRAGMA user_version = {number}")
+        db = sqlite3.connect(self.path, timeout=self.busy_timeout)
+        try:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise TraceStoreError(
+                    f"trace database {self.path} has schema {version}, newer than this "
+                    f"ragcli's {SCHEMA_VERSION}: upgrade ragcli to read it"
+                )
+            for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
+                with db:
+                    migration(db)
+                    db.execute(f"PRAGMA user_version = {number}")
+        except BaseException:
+            db.close()
+            raise
         return db
+
+    def _set_aside(self) -> Path:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+        moved = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        self.path.replace(moved)
+        for suffix in ("-wal", "-shm", "-journal"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        return moved
 
     def save(self, trace: Trace) -> None:
         db = self._connect()

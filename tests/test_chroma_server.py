@@ -1,0 +1,143 @@
+"""The client/server path: a real `chroma run` on 127.0.0.1, with ingest, ask, prune and
+crash recovery through Chroma's HTTP client, and one ingesting store per collection."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ragcli.cli import app
+from ragcli.ingest.runner import chunk_id
+from tests.storecheck import cli_env, ragcli
+
+runner = CliRunner()
+QUESTION = "How long can I get a refund for an annual plan?"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def chroma_url(tmp_path_factory):
+    chroma = shutil.which("chroma") or str(Path(__file__).parents[1] / ".venv/bin/chroma")
+    data = tmp_path_factory.mktemp("chroma-server")
+    port = free_port()
+    server = subprocess.Popen(
+        [chroma, "run", "--path", str(data), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=1) as reply:
+                if reply.status == 200:
+                    break
+        except OSError:
+            pass
+        assert server.poll() is None, "chroma run exited"
+        assert time.monotonic() < deadline, "chroma run did not answer its heartbeat"
+        time.sleep(0.3)
+    yield url
+    server.terminate()
+    server.wait(timeout=20)
+
+
+def server_chunks(url: str, collection: str) -> dict[str, dict]:
+    import chromadb
+
+    port = int(url.rsplit(":", 1)[1])
+    client = chromadb.HttpClient(host="127.0.0.1", port=port)
+    got = client.get_collection(collection).get(include=["metadatas"])
+    return dict(zip(got["ids"], got["metadatas"], strict=True))
+
+
+def expected_ids(store: Path, collection: str) -> set[str]:
+    import sqlite3
+
+    db = sqlite3.connect(store / "manifest.sqlite")
+    rows = db.execute(
+        "SELECT path, sha256, chunk_count FROM files WHERE collection = ?", (collection,)
+    ).fetchall()
+    return {chunk_id(p, sha, i) for p, sha, n in rows for i in range(n)}
+
+
+def test_ingest_ask_prune_and_ownership_through_a_server(chroma_url, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "refunds.md").write_text(
+        "# Refunds\nAnnual plans can be refunded within 30 days of purchase.\n"
+    )
+    (docs / "sync.md").write_text("# Sync\nThe sync agent retries every 90 seconds.\n")
+    env = {"RAGCLI_STORE__URL": chroma_url, "RAGCLI_STORE__COLLECTION": "team-docs"}
+    mine = str(tmp_path / "mine")
+    result = runner.invoke(app, ["ingest", str(docs), "--store", mine, "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["files_new"] == 2
+    assert not (Path(mine) / "chroma").exists()  # the vectors are on the server
+    assert set(server_chunks(chroma_url, "team-docs")) == expected_ids(Path(mine), "team-docs")
+
+    # Anyone can ask from anywhere: a fresh directory with nothing but the URL.
+    elsewhere = str(tmp_path / "elsewhere")
+    asked = runner.invoke(app, ["ask", QUESTION, "--store", elsewhere, "--json"], env=env)
+    assert asked.exit_code == 0, asked.output
+    answer = json.loads(asked.output)
+    assert "30 days" in answer["answer"]
+    assert answer["sources"][0]["metadata"]["source_file"].endswith("refunds.md")
+
+    # But only the owning store ingests: another manifest would not know these chunks.
+    other = runner.invoke(app, ["ingest", str(docs), "--store", elsewhere], env=env)
+    assert other.exit_code == 2
+    assert "is ingested from" in other.output and str(Path(mine).resolve()) in other.output
+
+    (docs / "sync.md").unlink()
+    pruned = runner.invoke(
+        app, ["ingest", str(docs), "--store", mine, "--prune", "--json"], env=env
+    )
+    assert pruned.exit_code == 0, pruned.output
+    assert json.loads(pruned.output)["files_removed"] == 1
+    remaining = server_chunks(chroma_url, "team-docs")
+    assert {Path(m["source_file"]).name for m in remaining.values()} == {"refunds.md"}
+    assert set(remaining) == expected_ids(Path(mine), "team-docs")
+
+
+def test_a_killed_ingest_against_a_server_is_repaired(chroma_url, tmp_path):
+    from tests.test_crash_recovery import make_corpus, write_doc
+
+    docs = tmp_path / "docs"
+    make_corpus(docs, [1, 2, 3])
+    store = tmp_path / "store"
+    env = cli_env(RAGCLI_STORE__URL=chroma_url, RAGCLI_STORE__COLLECTION="crash-docs")
+    args = ("ingest", str(docs), "--store", str(store), "--json")
+    assert ragcli(*args, cwd=tmp_path, env=env).returncode == 0
+    write_doc(docs / "doc2.md", 202)
+    killed = ragcli(*args, cwd=tmp_path, env={**env, "RAGCLI_CRASH_AT": "after_upsert:1"})
+    assert killed.returncode == -signal.SIGKILL
+    assert len(server_chunks(chroma_url, "crash-docs")) > len(expected_ids(store, "crash-docs"))
+    rerun = ragcli(*args, cwd=tmp_path, env=env)
+    assert rerun.returncode == 0, rerun.stderr
+    report = json.loads(rerun.stdout)
+    assert report["files_changed"] == 1 and report["recovered"]
+    assert set(server_chunks(chroma_url, "crash-docs")) == expected_ids(store, "crash-docs")
+
+
+def test_an_unreachable_server_is_one_line(tmp_path):
+    env = {"RAGCLI_STORE__URL": f"http://127.0.0.1:{free_port()}"}
+    for args in (["ask", QUESTION], ["ingest", str(tmp_path)]):
+        result = runner.invoke(app, [*args, "--store", str(tmp_path / "s")], env=env)
+        assert result.exit_code == 1
+        assert result.output.strip().startswith("error: store.url http://127.0.0.1:")
+        assert "no Chroma server answers there" in result.output
