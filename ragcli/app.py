@@ -55,7 +55,14 @@ def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None)
         Manifest(store_dir(settings) / "manifest.sqlite"),
         embedder(settings, on_export),
         chunker,
+        lexical_indexes(settings),
     )
+
+
+def lexical_indexes(settings: Settings):
+    from ragcli.store.lexical_sync import LexicalIndexes
+
+    return LexicalIndexes(store_dir(settings))
 
 
 def backend_info(settings: Settings, llm_model: str, embedder_name: str) -> dict[str, str]:
@@ -97,9 +104,15 @@ def ask(
         thresholds=settings.thresholds(),
         backend=backend_info(settings, llm.model, emb.name),
     )
-    ctx = RunContext(
-        settings=settings, retriever=Retriever(store, emb, collection), llm=llm, trace=trace
+    retriever = Retriever(
+        store,
+        emb,
+        collection,
+        mode=settings.retrieval.mode,
+        lexical=lexical_indexes(settings),
+        options=settings.retrieval,
     )
+    ctx = RunContext(settings=settings, retriever=retriever, llm=llm, trace=trace)
     result = MODES[mode](ctx, question)
     trace.total_ms = round((time.perf_counter() - started) * 1000, 1)
     result.timings_ms = {"total": trace.total_ms}

@@ -246,6 +246,79 @@ def trace(
         console.print(render.trace_view(record))
 
 
+@app.command("eval")
+def evaluate(
+    dataset_dir: Annotated[
+        Path, typer.Argument(help="BEIR dataset: corpus.jsonl[.gz], queries.jsonl, qrels/.")
+    ],
+    retriever: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--retriever", "-r", help="dense, bm25 or hybrid; repeat for several (default: all)."
+        ),
+    ] = None,
+    split: Annotated[str, typer.Option("--split", help="The qrels/SPLIT.tsv to score.")] = "test",
+    collection: Annotated[
+        str | None, typer.Option("--collection", "-c", help="Collection (default eval-DIRNAME).")
+    ] = None,
+    as_json: JsonOpt = False,
+    store: StoreOpt = None,
+    config: ConfigOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Score retrieval on a BEIR dataset: nDCG@10, Recall@10, Recall@100, MRR@10."""
+    from ragcli.evaluation.runner import run_eval
+    from ragcli.evaluation.tables import eval_report
+    from ragcli.store.retriever import MODES as RETRIEVERS
+    from ragcli.store.vectors import check_collection_name
+
+    _logging(verbose)
+    chosen = list(dict.fromkeys(retriever or RETRIEVERS))
+    try:
+        unknown = [r for r in chosen if r not in RETRIEVERS]
+        if unknown:
+            raise RagcliError(
+                f"--retriever {unknown[0]!r}: choose from {', '.join(RETRIEVERS)}", ExitCode.USAGE
+            )
+        if collection:
+            check_collection_name(collection)
+        settings = _settings(config, {"store.path": store and str(store)})
+        if console.is_terminal and not as_json:
+            report = _eval_with_progress(settings, dataset_dir, chosen, split, collection)
+        else:
+            report = run_eval(settings, dataset_dir, chosen, split, collection)
+    except RagcliError as error:
+        raise _fail(error) from None
+    if as_json:
+        _print_json(report.to_dict())
+    else:
+        console.print(eval_report(report.to_dict()))
+
+
+def _eval_with_progress(settings, dataset_dir: Path, retrievers, split, collection):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ragcli.evaluation.runner import run_eval
+
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
+        tasks: dict[str, Any] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                label = "ingest corpus" if stage == "ingest" else f"queries · {stage}"
+                tasks[stage] = progress.add_task(label, total=total)
+            progress.update(tasks[stage], completed=done, total=total)
+
+        return run_eval(settings, dataset_dir, retrievers, split, collection, progress=update)
+
+
 @app.command("config")
 def show_config(
     as_json: JsonOpt = False,

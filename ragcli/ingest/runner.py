@@ -16,6 +16,7 @@ from ragcli.ingest.chunker import Chunk, Chunker
 from ragcli.ingest.loaders import LoadError, file_type_of, load
 from ragcli.ingest.walker import walk
 from ragcli.store.embedder import Embedder
+from ragcli.store.lexical_sync import LexicalIndexes
 from ragcli.store.manifest import FileRecord, Manifest
 from ragcli.store.vectors import VectorStore
 
@@ -92,11 +93,13 @@ class Ingestor:
         manifest: Manifest,
         embedder: Embedder,
         chunker: Chunker,
+        lexical: LexicalIndexes | None = None,
     ):
         self.store = store
         self.manifest = manifest
         self.embedder = embedder
         self.chunker = chunker
+        self.lexical = lexical  # the BM25 indexes, mirrored chunk for chunk
 
     def run(
         self,
@@ -110,6 +113,8 @@ class Ingestor:
             if not path.exists() and not path.is_symlink():
                 raise RagcliError(f"{path}: no such file or directory")
         report = IngestReport(collection)
+        if self.lexical:  # catch up on whatever a killed run stored but never indexed
+            self.lexical.reconcile(collection, self.store, save=False)
         files = self._discover(paths)
         pending: list[_Pending] = []
         pending_chunks = 0
@@ -131,6 +136,8 @@ class Ingestor:
             progress(len(files), len(files), embedded)
         if prune:
             self._prune(paths, collection, report)
+        if self.lexical:
+            self.lexical.save(collection)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -212,6 +219,8 @@ class Ingestor:
         ]
         if ids:
             self.store.upsert(collection, ids, [c.text for c in item.chunks], vectors, metadatas)
+            if self.lexical:
+                self.lexical.upsert(collection, ids, [c.text for c in item.chunks])
         # Whatever this file left behind under other contents (earlier versions, or a run
         # killed half-way) goes now, so no orphan outlives a successful ingest.
         stale = self.store.ids_where(
@@ -219,6 +228,8 @@ class Ingestor:
             {"$and": [{"source_file": item.key}, {"file_sha256": {"$ne": item.sha256}}]},
         )
         self.store.delete(collection, ids=stale)
+        if self.lexical:
+            self.lexical.delete(collection, stale)
         self.manifest.put(
             FileRecord(
                 collection,
@@ -250,5 +261,7 @@ class Ingestor:
     def remove_file(self, collection: str, key: str) -> int:
         stale = self.store.ids_where(collection, {"source_file": key})
         self.store.delete(collection, ids=stale)
+        if self.lexical:
+            self.lexical.delete(collection, stale)
         self.manifest.remove(collection, key)
         return len(stale)

@@ -113,6 +113,20 @@ class LexicalIndex:
         top = top[np.lexsort((top, -scores[top]))]
         return [(self._row_ids[i], float(scores[i])) for i in top]
 
+    def scores_for(self, query: str, ids: Iterable[str]) -> dict[str, float]:
+        """Raw BM25 score of each given id (0.0 when it shares no term or is unknown)."""
+        self._ensure_searchable()
+        wanted = list(ids)
+        if self._retriever is None or not wanted:
+            return dict.fromkeys(wanted, 0.0)
+        vocab = self._retriever.vocab_dict
+        token_ids = [vocab[t] for t in self._tokenize([query])[0] if t in vocab]
+        if not token_ids:
+            return dict.fromkeys(wanted, 0.0)
+        scores = self._retriever.get_scores_from_ids(token_ids)
+        rows = {doc_id: row for row, doc_id in enumerate(self._row_ids)}
+        return {d: float(scores[rows[d]]) if d in rows else 0.0 for d in wanted}
+
     def ids(self) -> list[str]:
         if self._tokens is not None:
             return list(self._tokens)
