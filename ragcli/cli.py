@@ -319,6 +319,37 @@ def _eval_with_progress(settings, dataset_dir: Path, retrievers, split, collecti
         return run_eval(settings, dataset_dir, retrievers, split, collection, progress=update)
 
 
+@app.command()
+def calibrate(
+    labelled_file: Annotated[
+        Path,
+        typer.Argument(help="YAML/JSON/JSONL of {question, source}; no source = unanswerable."),
+    ],
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Report the fit without saving it in the store.")
+    ] = False,
+    collection: CollectionOpt = None,
+    as_json: JsonOpt = False,
+    store: StoreOpt = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Fit the extractive relevance calibration on your own labelled questions."""
+    from ragcli.evaluation.labelled import calibrate as run_calibrate
+    from ragcli.evaluation.tables import calibration_report
+
+    try:
+        settings = _settings(
+            config, {"store.path": store and str(store), "store.collection": collection}
+        )
+        report = run_calibrate(settings, labelled_file, save=not dry_run)
+    except RagcliError as error:
+        raise _fail(error) from None
+    if as_json:
+        _print_json(report)
+    else:
+        console.print(calibration_report(report))
+
+
 @app.command("config")
 def show_config(
     as_json: JsonOpt = False,
