@@ -67,7 +67,14 @@ def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None)
         qna_collection=settings.tos.qna_collection,
         lock=StoreLock(store_dir(settings), settings.store.lock_timeout),
         claim=claim,
+        lexical=lexical_indexes(settings),
     )
+
+
+def lexical_indexes(settings: Settings):
+    from ragcli.store.lexical_sync import LexicalIndexes
+
+    return LexicalIndexes(store_dir(settings))
 
 
 def backend_info(settings: Settings, llm_model: str, embedder_name: str) -> dict[str, str]:
@@ -113,12 +120,16 @@ def ask(
         thresholds=settings.thresholds(),
         backend=backend_info(settings, llm.model, emb.name),
     )
+    retriever = Retriever(
+        store,
+        emb,
+        collection,
+        mode=settings.retrieval.mode,
+        lexical=lexical_indexes(settings),
+        options=settings.retrieval,
+    )
     ctx = RunContext(
-        settings=settings,
-        retriever=Retriever(store, emb, collection),
-        llm=llm,
-        trace=trace,
-        on_token=on_token,
+        settings=settings, retriever=retriever, llm=llm, trace=trace, on_token=on_token
     )
     ctx.web = web
     result = MODES[mode](ctx, question)

@@ -336,6 +336,110 @@ def trace(
         console.print(render.trace_view(record, cost=usd))
 
 
+@app.command("eval")
+def evaluate(
+    dataset_dir: Annotated[
+        Path, typer.Argument(help="BEIR dataset: corpus.jsonl[.gz], queries.jsonl, qrels/.")
+    ],
+    retriever: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--retriever", "-r", help="dense, bm25 or hybrid; repeat for several (default: all)."
+        ),
+    ] = None,
+    split: Annotated[str, typer.Option("--split", help="The qrels/SPLIT.tsv to score.")] = "test",
+    collection: Annotated[
+        str | None, typer.Option("--collection", "-c", help="Collection (default eval-DIRNAME).")
+    ] = None,
+    as_json: JsonOpt = False,
+    store: StoreOpt = None,
+    config: ConfigOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Score retrieval on a BEIR dataset: nDCG@10, Recall@10, Recall@100, MRR@10."""
+    from ragcli.evaluation.runner import run_eval
+    from ragcli.evaluation.tables import eval_report
+    from ragcli.store.retriever import MODES as RETRIEVERS
+    from ragcli.store.vectors import check_collection_name
+
+    _logging(verbose)
+    chosen = list(dict.fromkeys(retriever or RETRIEVERS))
+    try:
+        unknown = [r for r in chosen if r not in RETRIEVERS]
+        if unknown:
+            raise RagcliError(
+                f"--retriever {unknown[0]!r}: choose from {', '.join(RETRIEVERS)}", ExitCode.USAGE
+            )
+        if collection:
+            check_collection_name(collection)
+        settings = _settings(config, {"store.path": store and str(store)})
+        if console.is_terminal and not as_json:
+            report = _eval_with_progress(settings, dataset_dir, chosen, split, collection)
+        else:
+            report = run_eval(settings, dataset_dir, chosen, split, collection)
+    except RagcliError as error:
+        raise _fail(error) from None
+    if as_json:
+        _print_json(report.to_dict())
+    else:
+        console.print(eval_report(report.to_dict()))
+
+
+def _eval_with_progress(settings, dataset_dir: Path, retrievers, split, collection):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ragcli.evaluation.runner import run_eval
+
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
+        tasks: dict[str, Any] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                label = "ingest corpus" if stage == "ingest" else f"queries · {stage}"
+                tasks[stage] = progress.add_task(label, total=total)
+            progress.update(tasks[stage], completed=done, total=total)
+
+        return run_eval(settings, dataset_dir, retrievers, split, collection, progress=update)
+
+
+@app.command()
+def calibrate(
+    labelled_file: Annotated[
+        Path,
+        typer.Argument(help="YAML/JSON/JSONL of {question, source}; no source = unanswerable."),
+    ],
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Report the fit without saving it in the store.")
+    ] = False,
+    collection: CollectionOpt = None,
+    as_json: JsonOpt = False,
+    store: StoreOpt = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Fit the extractive relevance calibration on your own labelled questions."""
+    from ragcli.evaluation.labelled import calibrate as run_calibrate
+    from ragcli.evaluation.tables import calibration_report
+
+    try:
+        settings = _settings(
+            config, {"store.path": store and str(store), "store.collection": collection}
+        )
+        report = run_calibrate(settings, labelled_file, save=not dry_run)
+    except RagcliError as error:
+        raise _fail(error) from None
+    if as_json:
+        _print_json(report)
+    else:
+        console.print(calibration_report(report))
+
+
 @app.command("config")
 def show_config(
     as_json: JsonOpt = False,
@@ -558,6 +662,8 @@ def remove(
             # The same lock as ingest: a removal must not interleave with an ingest's writes.
             with ingestor.lock or contextlib.nullcontext():
                 removal = remove_paths(ingestor.manifest, name, paths, ingestor.remove_file)
+                if ingestor.lexical:
+                    ingestor.lexical.save(name)
     except RagcliError as error:
         raise _fail(error) from None
     data = removal.to_dict()

@@ -42,7 +42,11 @@ class ChunkingSettings(Section):
 
 class RetrievalSettings(Section):
     top_k: int = Field(5, ge=1, le=100)
-    mode: Literal["dense", "bm25", "hybrid"] = "dense"
+    mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
+    fusion: Literal["rrf", "weighted"] = "weighted"
+    rrf_k: int = Field(60, ge=0, le=1000)
+    dense_weight: float = Field(0.5, ge=0.0, le=1.0)
+    candidates: int = Field(100, ge=1, le=1000)
 
 
 class CragSettings(Section):

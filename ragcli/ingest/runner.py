@@ -25,6 +25,7 @@ from ragcli.ingest.recovery import recover
 from ragcli.ingest.textstream import scan_text
 from ragcli.ingest.walker import walk
 from ragcli.store.embedder import Embedder
+from ragcli.store.lexical_sync import LexicalIndexes
 from ragcli.store.lock import StoreLock
 from ragcli.store.manifest import FileRecord, Manifest
 from ragcli.store.vectors import VectorStore
@@ -122,6 +123,7 @@ class Ingestor:
         qna_collection: str | None = None,
         lock: StoreLock | None = None,
         claim: Callable[[str], None] | None = None,
+        lexical: LexicalIndexes | None = None,
     ):
         self.store = store
         self.manifest = manifest
@@ -130,6 +132,7 @@ class Ingestor:
         self.qna_collection = qna_collection  # Markdown ingested here is read as Q:/A: pairs
         self.lock = lock
         self.claim = claim  # a shared server: checks this store may ingest the collection
+        self.lexical = lexical  # the BM25 indexes, mirrored chunk for chunk
 
     def run(
         self,
@@ -163,6 +166,8 @@ class Ingestor:
         ):
             report.recovered.append(asdict(repair))
             report.chunks_removed += repair.chunks_removed
+        if self.lexical:  # catch up on whatever a killed run stored but never indexed
+            self.lexical.reconcile(collection, self.store, save=False)
         files = self._discover(paths)
         pending: list[_Pending] = []
         pending_chunks = 0
@@ -189,6 +194,10 @@ class Ingestor:
         if prune:
             self._prune(paths, collection, report)
             self._checkpoint(collection)
+        # The BM25 index is derived from Chroma (reconciled at the start of every run), so
+        # one save per run is enough: a kill before it costs a catch-up, not data.
+        if self.lexical:
+            self.lexical.save(collection)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -341,6 +350,8 @@ class Ingestor:
         ]
         if ids:
             self.store.upsert(collection, ids, [c.text for c in chunks], vectors, metadatas)
+            if self.lexical:
+                self.lexical.upsert(collection, ids, [c.text for c in chunks])
             crash_point("after_upsert")
 
     def _finish_file(
@@ -376,6 +387,8 @@ class Ingestor:
     def _delete_chunks(self, collection: str, ids: list[str]) -> None:
         """The one place chunks leave the store: every index of chunks deletes them here."""
         self.store.delete(collection, ids=ids)
+        if self.lexical:
+            self.lexical.delete(collection, ids)
 
     def _checkpoint(self, collection: str) -> None:
         """Every index of chunks is durable: the journal of the files written so far is

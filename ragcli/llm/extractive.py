@@ -4,16 +4,17 @@ thresholds assume; answers are the best supporting sentences, quoted with citati
 
 from __future__ import annotations
 
-import json
-import math
 from collections import Counter
 from dataclasses import dataclass
-from importlib import resources
+from functools import cached_property
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ragcli.config import Settings
 from ragcli.llm.base import label_for
+from ragcli.llm.calibration import Calibration
 from ragcli.llm.citations import citation_label, cited_runs, merge_sources
 from ragcli.llm.decompose import decompose as decompose_question
 from ragcli.llm.text import (
@@ -37,22 +38,6 @@ DUPLICATE_COSINE = 0.92
 SUPPORT_COSINE = 0.85
 
 
-@dataclass(frozen=True)
-class Calibration:
-    w_sim: float
-    w_cov: float
-    bias: float
-
-    @classmethod
-    def bundled(cls) -> Calibration:
-        raw = json.loads(resources.files("ragcli").joinpath("data/calibration.json").read_text())
-        return cls(raw["w_sim"], raw["w_cov"], raw["bias"])
-
-    def probability(self, similarity: float, coverage: float) -> float:
-        z = self.w_sim * similarity + self.w_cov * coverage + self.bias
-        return 1.0 / (1.0 + math.exp(-z))
-
-
 @dataclass
 class Candidate:
     text: str
@@ -70,8 +55,24 @@ class ExtractiveBackend:
         self.embedder = embedder
         self.model = f"extractive ({embedder.name})"
         self.settings = settings
-        self.calibration = calibration or Calibration.bundled()
+        store = Path(settings.store.path).expanduser()
+        self.calibration = calibration or Calibration.for_store(store)
         self._cache: dict[str, np.ndarray] = {}
+        self._idf: dict[str, dict[str, float]] = {}
+
+    @cached_property
+    def term_stats(self) -> Any:
+        """The collection's BM25 index, whose statistics weight query terms by rarity; None
+        when the store has none (every term then weighs the same)."""
+        from ragcli.store.lexical import LexicalIndex
+        from ragcli.store.lexical_sync import lexical_dir
+
+        directory = lexical_dir(Path(self.settings.store.path).expanduser(), self.collection)
+        return LexicalIndex(directory) if (directory / "CURRENT").is_file() else None
+
+    @property
+    def collection(self) -> str:
+        return self.settings.store.collection
 
     # -- evidence ---------------------------------------------------------------------
 
@@ -98,13 +99,29 @@ class ExtractiveBackend:
         """Calibrated probability that `text` answers `query`."""
         return self._relevances(query, [text])[0]
 
-    def features(self, query: str, text: str) -> tuple[float, float]:
-        """The evidence relevance is calibrated on: the best cosine between the query and
-        the text or one of its sentences, and the share of query terms the text contains."""
+    def features(self, query: str, text: str) -> tuple[float, float, float]:
+        """The evidence relevance is calibrated on (see ragcli/llm/calibration.py): the best
+        cosine between the query and the text or one of its sentences, the idf-weighted
+        share of query terms the text contains, and the text's BM25 score."""
         query_vector = self._vectors([query])[0]
         parts = [s for s in sentences(text) if len(WORD.findall(s)) >= 3] or [text]
         similarity = float(np.max(self._vectors(parts + [text]) @ query_vector))
-        return similarity, term_coverage(set(terms(query)), set(terms(text)))
+        return (similarity, *self._lexical_evidence(query, text))
+
+    def _lexical_evidence(self, query: str, text: str) -> tuple[float, float]:
+        """idf-weighted query term coverage and BM25, under the collection's statistics;
+        without a BM25 index, plain coverage and no BM25 evidence."""
+        stats = self.term_stats
+        if stats is None:
+            return term_coverage(set(terms(query)), set(terms(text))), 0.0
+        if query not in self._idf:
+            self._idf[query] = stats.term_idf(query)
+        idf, text_terms = self._idf[query], stats.terms(text)
+        total = sum(idf.values())
+        if not total:
+            return 0.0, 0.0
+        covered = sum(weight for term, weight in idf.items() if term in text_terms)
+        return covered / total, stats.score_text(query, text)
 
     def _relevances(self, query: str, texts: list[str]) -> list[float]:
         return [self.calibration.probability(*self.features(query, text)) for text in texts]
@@ -127,12 +144,11 @@ class ExtractiveBackend:
         if not candidates:
             return NO_ANSWER
         query_vector = self._vectors([query])[0]
-        query_terms = set(terms(query))
         scored = []
         for candidate in candidates:
             similarity = float(candidate.vector @ query_vector)
-            coverage = term_coverage(query_terms, set(terms(candidate.text)))
-            scored.append((self.calibration.probability(similarity, coverage), candidate))
+            lexical = self._lexical_evidence(query, candidate.text)
+            scored.append((self.calibration.probability(similarity, *lexical), candidate))
         scored.sort(key=lambda pair: -pair[0])
         floor = self.settings.llm.answer_min_relevance
         if scored[0][0] < floor:

@@ -54,6 +54,7 @@ class LexicalIndex:
         self._tokens: dict[str, list[str]] | None = None
         self._dirty = False  # edits not yet saved
         self._stale = False  # edits not yet reflected in self._retriever
+        self._avg_len: float | None = None  # mean document length, for score_text()
 
     # ---- public API -------------------------------------------------------------------------
 
@@ -112,6 +113,66 @@ class LexicalIndex:
         # Best first; equal scores in row (insertion) order.
         top = top[np.lexsort((top, -scores[top]))]
         return [(self._row_ids[i], float(scores[i])) for i in top]
+
+    def scores_for(self, query: str, ids: Iterable[str]) -> dict[str, float]:
+        """Raw BM25 score of each given id (0.0 when it shares no term or is unknown)."""
+        self._ensure_searchable()
+        wanted = list(ids)
+        if self._retriever is None or not wanted:
+            return dict.fromkeys(wanted, 0.0)
+        vocab = self._retriever.vocab_dict
+        token_ids = [vocab[t] for t in self._tokenize([query])[0] if t in vocab]
+        if not token_ids:
+            return dict.fromkeys(wanted, 0.0)
+        scores = self._retriever.get_scores_from_ids(token_ids)
+        rows = {doc_id: row for row, doc_id in enumerate(self._row_ids)}
+        return {d: float(scores[rows[d]]) if d in rows else 0.0 for d in wanted}
+
+    def terms(self, text: str) -> set[str]:
+        """The distinct index terms of a text (lowercased, stopwords out, stemmed)."""
+        return set(self._tokenize([text])[0])
+
+    def term_idf(self, text: str) -> dict[str, float]:
+        """Lucene BM25 idf of each distinct term of `text` in this collection; a term the
+        collection never uses has document frequency 0, so the largest idf."""
+        self._ensure_searchable()
+        n_docs = len(self._row_ids)
+        df = np.zeros(0, dtype=np.int64)
+        vocab: dict[str, int] = {}
+        if self._retriever is not None:
+            vocab = self._retriever.vocab_dict
+            df = np.diff(np.asarray(self._retriever.scores["indptr"]))
+        idf = {}
+        for term in self.terms(text):
+            row = vocab.get(term, -1)
+            freq = int(df[row]) if 0 <= row < len(df) else 0
+            idf[term] = float(np.log(1 + (n_docs - freq + 0.5) / (freq + 0.5)))
+        return idf
+
+    def score_text(self, query: str, text: str) -> float:
+        """BM25 of any text (a sentence, a web page) as if it were one more document of
+        this collection: its idf and average length, the lucene formula the index uses."""
+        idf = self.term_idf(query)
+        tokens = self._tokenize([text])[0]
+        if not tokens or not idf:
+            return 0.0
+        counts: dict[str, int] = {}
+        for token in tokens:
+            counts[token] = counts.get(token, 0) + 1
+        norm = self._k1 * (1 - self._b + self._b * len(tokens) / self._average_length())
+        return sum(w * counts[t] / (counts[t] + norm) for t, w in idf.items() if t in counts)
+
+    def _average_length(self) -> float:
+        if self._avg_len is None:
+            tokens = self._tokens
+            if tokens is None:
+                gen = self._live_generation()
+                tokens = {}
+                if gen is not None:
+                    tokens = json.loads((gen / "tokens.json").read_text(encoding="utf-8"))
+            lengths = [len(t) for t in tokens.values()]
+            self._avg_len = (sum(lengths) / len(lengths)) if lengths else 1.0
+        return max(self._avg_len, 1.0)
 
     def ids(self) -> list[str]:
         if self._tokens is not None:

@@ -1,20 +1,47 @@
-"""Query-time retrieval: embed the query once, search a collection."""
+"""Query-time retrieval: dense (Chroma), BM25, or both fused.
+
+Whatever the mode, `RetrievedChunk.score` is the cosine similarity between the query and
+the chunk (all-MiniLM-L6-v2), the scale every threshold in config.yaml is set on; the mode
+only decides which chunks are returned and in what order. `component_scores` says what
+each retriever thought: "dense" (cosine), "bm25" (raw BM25, 0.0 when no query term
+matches) and, in hybrid mode, "fused" (the fusion score the order follows).
+"""
 
 from __future__ import annotations
 
-from ragcli.models import RetrievedChunk
+from typing import Any
+
+import numpy as np
+
+from ragcli.errors import ConfigError
+from ragcli.models import ChunkMetadata, RetrievedChunk
 from ragcli.store.embedder import Embedder
+from ragcli.store.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from ragcli.store.vectors import VectorStore
+
+MODES = ("dense", "bm25", "hybrid")
 
 
 class Retriever:
     def __init__(
-        self, store: VectorStore, embedder: Embedder, collection: str, mode: str = "dense"
+        self,
+        store: VectorStore,
+        embedder: Embedder,
+        collection: str,
+        mode: str = "dense",
+        lexical: Any = None,  # LexicalIndexes: needed by the bm25 and hybrid modes
+        options: Any = None,  # RetrievalSettings: fusion method, weights, candidate depth
     ):
         self.store = store
         self.embedder = embedder
         self.collection = collection
         self.mode = mode  # dense | bm25 | hybrid (retrieval.mode)
+        self.lexical = lexical
+        if options is None:
+            from ragcli.config import RetrievalSettings
+
+            options = RetrievalSettings()
+        self.options = options
 
     def search(
         self,
@@ -24,7 +51,75 @@ class Retriever:
         mode: str | None = None,
     ) -> list[RetrievedChunk]:
         mode = mode or self.mode
-        if mode != "dense":
-            raise NotImplementedError(f"retrieval mode {mode!r} is not wired yet")
+        name = collection or self.collection
+        if mode not in MODES:
+            raise ConfigError(f"retrieval.mode: {mode!r} is not one of {', '.join(MODES)}")
         vector = self.embedder.embed([query])[0]
-        return self.store.query(collection or self.collection, vector.tolist(), top_k)
+        if mode == "dense":
+            return self.store.query(name, vector.tolist(), top_k)
+        if self.lexical is None:
+            raise ConfigError(f"retrieval.mode {mode!r} needs the store's BM25 index")
+        index = self.lexical.searchable(name, self.store)
+        if mode == "bm25":
+            hits = index.search(query, top_k)
+            chunks = self._fetch(name, [i for i, _ in hits], vector)
+            for chunk, (_, bm25) in zip(chunks, hits, strict=True):
+                chunk.component_scores = {"bm25": round(bm25, 4), **chunk.component_scores}
+            return chunks
+        return self._hybrid(name, query, vector, top_k, index)
+
+    def _hybrid(self, name: str, query: str, vector: np.ndarray, top_k: int, index: Any):
+        depth = max(self.options.candidates, top_k)
+        dense = self.store.query(name, vector.tolist(), depth)
+        dense_scores = {c.chunk_id: c.score for c in dense}
+        bm25_scores = dict(index.search(query, depth))
+        weights = {"dense": self.options.dense_weight, "bm25": 1.0 - self.options.dense_weight}
+        if self.options.fusion == "rrf":
+            fused = reciprocal_rank_fusion(
+                {"dense": list(dense_scores), "bm25": list(bm25_scores)},
+                k=self.options.rrf_k,
+                weights=weights,
+            )
+        else:
+            fused = weighted_score_fusion({"dense": dense_scores, "bm25": bm25_scores}, weights)
+        fused = fused[:top_k]
+        # Both component scores for every returned chunk, also where one retriever did not
+        # rank it within its candidates.
+        by_id = {c.chunk_id: c for c in dense}
+        missing = [i for i, _ in fused if i not in by_id]
+        by_id.update({c.chunk_id: c for c in self._fetch(name, missing, vector)})
+        lacking_bm25 = [i for i, _ in fused if i not in bm25_scores]
+        bm25_scores.update(index.scores_for(query, lacking_bm25))
+        chunks = []
+        for chunk_id, score in fused:
+            chunk = by_id.get(chunk_id)
+            if chunk is None:  # deleted from Chroma since the BM25 index was read
+                continue
+            chunk.component_scores = {
+                "dense": chunk.score,
+                "bm25": round(bm25_scores.get(chunk_id, 0.0), 4),
+                "fused": round(score, 6),
+            }
+            chunks.append(chunk)
+        return chunks
+
+    def _fetch(self, name: str, ids: list[str], vector: np.ndarray) -> list[RetrievedChunk]:
+        """Chunks by id, in the order given, scored by cosine with the query."""
+        collection = self.store.collection(name)
+        if collection is None or not ids:
+            return []
+        got = collection.get(ids=ids, include=["documents", "metadatas", "embeddings"])
+        found = {}
+        for chunk_id, text, meta, emb in zip(
+            got["ids"], got["documents"], got["metadatas"], got["embeddings"], strict=True
+        ):
+            emb = np.asarray(emb, dtype=np.float32)
+            norm = float(np.linalg.norm(emb) * np.linalg.norm(vector)) or 1.0
+            similarity = round(float(emb @ vector) / norm, 4)
+            found[chunk_id] = RetrievedChunk(
+                content=text,
+                score=similarity,
+                metadata=ChunkMetadata(**meta),
+                component_scores={"dense": similarity},
+            )
+        return [found[i] for i in ids if i in found]

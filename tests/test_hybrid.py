@@ -1,0 +1,156 @@
+"""The BM25 index beside each collection: mirrored by ingest (new, changed, pruned files),
+repaired when it lags behind Chroma, and used by the bm25 and hybrid retrieval modes."""
+
+import logging
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ragcli import app as service
+from ragcli.store.lexical import LexicalIndex
+from ragcli.store.lexical_sync import lexical_dir
+from ragcli.store.retriever import Retriever
+from tests.conftest import SAMPLE, settings_for
+
+
+def lexical_sources(ingestor, collection="docs") -> dict[str, set[str]]:
+    """File name -> the BM25 index's ids of its chunks, read back from disk."""
+    index = LexicalIndex(lexical_dir(ingestor.lexical.store_dir, collection))
+    got = ingestor.store.collection(collection).get(include=["metadatas"])
+    source = {
+        i: Path(m["source_file"]).name for i, m in zip(got["ids"], got["metadatas"], strict=True)
+    }
+    by_file: dict[str, set[str]] = {}
+    for chunk_id in index.ids():
+        by_file.setdefault(source.get(chunk_id, "<not in chroma>"), set()).add(chunk_id)
+    return by_file
+
+
+def chroma_ids(ingestor, collection="docs") -> set[str]:
+    return set(ingestor.store.collection(collection).get(include=[])["ids"])
+
+
+def test_ingest_mirrors_new_changed_and_pruned_files_into_bm25(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("The quokka sleeps in the afternoon.")
+    (docs / "b.md").write_text("Wombats dig burrows with their claws.")
+    store = tmp_path / "store"
+    ingestor = service.ingestor(settings_for(store))
+    ingestor.run([docs], "docs")
+    assert set(lexical_sources(ingestor)) == {"a.md", "b.md"}
+    assert (store / "lexical" / "docs" / "CURRENT").is_file()  # persisted beside chroma/
+
+    (docs / "a.md").write_text("The numbat eats termites at dawn.")
+    ingestor = service.ingestor(settings_for(store))  # a fresh process reads what was saved
+    ingestor.run([docs], "docs")
+    index = LexicalIndex(store / "lexical" / "docs")
+    assert set(index.ids()) == chroma_ids(ingestor)  # the old version of a.md is gone
+    assert index.search("quokka", 5) == []
+    assert set(lexical_sources(ingestor)) == {"a.md", "b.md"}
+    numbat = index.search("numbat termites", 5)
+    assert len(numbat) == 1 and numbat[0][0] in lexical_sources(ingestor)["a.md"]
+
+    (docs / "b.md").unlink()
+    service.ingestor(settings_for(store)).run([docs], "docs", prune=True)
+    index = LexicalIndex(store / "lexical" / "docs")
+    assert index.search("wombats burrows", 5) == []
+    assert len(index) == 1
+
+
+def test_unchanged_reingest_does_not_rewrite_the_bm25_index(sample_store):
+    current = (sample_store / "lexical" / "docs" / "CURRENT").read_text()
+    service.ingestor(settings_for(sample_store)).run([SAMPLE], "docs")
+    assert (sample_store / "lexical" / "docs" / "CURRENT").read_text() == current
+
+
+def test_a_bm25_index_that_lags_behind_chroma_is_repaired(tmp_path, caplog):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("The quokka sleeps in the afternoon.")
+    store = tmp_path / "store"
+    service.ingestor(settings_for(store)).run([docs], "docs")
+    saved = tmp_path / "lexical-before"
+    shutil.copytree(store / "lexical", saved)
+    (docs / "b.md").write_text("Wombats dig burrows with their claws.")
+    service.ingestor(settings_for(store)).run([docs], "docs")
+    # As if the second run was killed after Chroma and the manifest took b.md, before the
+    # BM25 index was saved.
+    shutil.rmtree(store / "lexical")
+    shutil.copytree(saved, store / "lexical")
+    assert len(LexicalIndex(store / "lexical" / "docs")) == 1
+
+    settings = settings_for(store, **{"retrieval.mode": "bm25"})
+    retriever = Retriever(
+        service.vector_store(settings),
+        service.embedder(settings),
+        "docs",
+        mode="bm25",
+        lexical=service.lexical_indexes(settings),
+    )
+    with caplog.at_level(logging.WARNING, logger="ragcli"):
+        hits = retriever.search("wombats burrows", 3)
+    assert [Path(h.metadata.source_file).name for h in hits] == ["b.md"]
+    assert "out of step" in caplog.text and "1 chunks missing" in caplog.text
+
+    report = service.ingestor(settings_for(store)).run([docs], "docs")  # nothing to embed ...
+    assert report.count("unchanged") == 2
+    assert len(LexicalIndex(store / "lexical" / "docs")) == 2  # ... yet the index caught up
+
+
+@pytest.fixture(scope="module")
+def sample_retriever(sample_store_master):
+    settings = settings_for(sample_store_master)
+    return Retriever(
+        service.vector_store(settings),
+        service.embedder(settings),
+        "docs",
+        lexical=service.lexical_indexes(settings),
+        options=settings.retrieval,
+    )
+
+
+def test_hybrid_reports_both_component_scores_and_score_stays_cosine(sample_retriever):
+    question = "Which cipher is used when I password-protect a backup archive?"
+    hybrid = sample_retriever.search(question, 5, mode="hybrid")
+    dense = {c.chunk_id: c.score for c in sample_retriever.search(question, 50, mode="dense")}
+    assert len(hybrid) == 5
+    assert "AES-256-GCM" in hybrid[0].content
+    for chunk in hybrid:
+        assert set(chunk.component_scores) == {"dense", "bm25", "fused"}
+        assert chunk.score == chunk.component_scores["dense"]
+        if chunk.chunk_id in dense:
+            assert chunk.score == pytest.approx(dense[chunk.chunk_id], abs=1e-3)
+    fused = [c.component_scores["fused"] for c in hybrid]
+    assert fused == sorted(fused, reverse=True)  # the order follows the fusion
+    assert any(c.component_scores["bm25"] > 0 for c in hybrid)
+
+
+def test_bm25_mode_ranks_by_bm25_and_scores_by_cosine(sample_retriever):
+    hits = sample_retriever.search("AES-256-GCM", 3, mode="bm25")
+    assert hits and "AES-256-GCM" in hits[0].content
+    bm25 = [h.component_scores["bm25"] for h in hits]
+    assert bm25 == sorted(bm25, reverse=True) and bm25[0] > 0
+    assert all(0 < h.score <= 1 and h.score == h.component_scores["dense"] for h in hits)
+
+
+def test_weighted_and_rrf_fusion_can_both_be_chosen(sample_store_master):
+    question = "How many backup codes does a user receive when enabling two-factor login?"
+    orders = {}
+    for fusion in ("rrf", "weighted"):
+        settings = settings_for(sample_store_master, **{"retrieval.fusion": fusion})
+        retriever = Retriever(
+            service.vector_store(settings),
+            service.embedder(settings),
+            "docs",
+            mode="hybrid",
+            lexical=service.lexical_indexes(settings),
+            options=settings.retrieval,
+        )
+        hits = retriever.search(question, 5)
+        orders[fusion] = hits
+        assert "10 single-use recovery codes" in " ".join(h.content for h in hits[:2])
+    # RRF scores are sums of 1/(k + rank); weighted ones are normalised scores in [0, 1].
+    assert orders["rrf"][0].component_scores["fused"] < 0.05
+    assert orders["weighted"][0].component_scores["fused"] > 0.5
