@@ -112,7 +112,17 @@ def ask(
             "run `ragcli ingest PATH` first"
         )
     emb = embedder(settings, on_export)
-    llm = make_llm(settings, emb)
+    lexical = lexical_indexes(settings)
+    retriever = Retriever(
+        store,
+        emb,
+        collection,
+        mode=settings.retrieval.mode,
+        lexical=lexical,
+        options=settings.retrieval,
+    )
+    # The extractive backend weighs query terms by the same BM25 statistics.
+    llm = make_llm(settings, emb, term_stats=lambda: lexical.searchable(collection, store))
     web = make_web(settings)
     trace = Trace(
         question=question,
@@ -120,18 +130,9 @@ def ask(
         thresholds=settings.thresholds(),
         backend=backend_info(settings, llm.model, emb.name),
     )
-    retriever = Retriever(
-        store,
-        emb,
-        collection,
-        mode=settings.retrieval.mode,
-        lexical=lexical_indexes(settings),
-        options=settings.retrieval,
-    )
     ctx = RunContext(
-        settings=settings, retriever=retriever, llm=llm, trace=trace, on_token=on_token
+        settings=settings, retriever=retriever, llm=llm, trace=trace, web=web, on_token=on_token
     )
-    ctx.web = web
     result = MODES[mode](ctx, question)
     trace.total_ms = round((time.perf_counter() - started) * 1000, 1)
     result.timings_ms = {"total": trace.total_ms}

@@ -140,8 +140,9 @@ def compare_view(question: str, rows: list[dict[str, Any]]) -> Group:
     )
     table.add_column("mode", no_wrap=True)
     table.add_column("answer type", no_wrap=True)
-    table.add_column("route", overflow="fold", ratio=1)
-    table.add_column("score", no_wrap=True)
+    # The route is the long cell: it wraps at words, and keeps a readable width at 80 columns.
+    table.add_column("route", overflow="fold", ratio=1, min_width=18)
+    table.add_column("score", overflow="fold", max_width=8)
     for column in ("calls", "tokens", "web", "ms") + (("cost",) if priced else ()):
         table.add_column(column, justify="right", no_wrap=True)
     below: list[Any] = []

@@ -154,3 +154,16 @@ def test_weighted_and_rrf_fusion_can_both_be_chosen(sample_store_master):
     # RRF scores are sums of 1/(k + rank); weighted ones are normalised scores in [0, 1].
     assert orders["rrf"][0].component_scores["fused"] < 0.05
     assert orders["weighted"][0].component_scores["fused"] > 0.5
+
+
+def test_a_store_without_its_bm25_index_still_grades_on_bm25_statistics(sample_store, caplog):
+    """A store ingested before the BM25 index existed (or whose index was lost) is repaired
+    in memory for the run: grading must not fall to zero lexical evidence."""
+    shutil.rmtree(sample_store / "lexical")
+    settings = settings_for(sample_store)
+    question = "How long do I have to get a refund on an annual plan?"
+    with caplog.at_level("WARNING", logger="ragcli"):
+        result = service.ask(settings, question, mode="crag")
+    assert "out of step" in caplog.text
+    assert result.crag_details["evaluation"]["relevance_score"] >= 0.7
+    assert result.answer_type == "answer"

@@ -46,12 +46,13 @@ def test_off_topic_question_is_not_covered_offline(sample_store, mode):
 
 
 def test_extractive_reflection_out_of_rounds_warns(sample_store):
-    settings = settings_for(sample_store)
-    question = LABELLED["answerable"][0]["question"]  # answered, but scored below 0.8
+    # A bar no extractive answer reaches: every round is refined, then rounds run out.
+    settings = settings_for(sample_store, **{"reflect.min_score": 0.99})
+    question = LABELLED["answerable"][0]["question"]
     result = service.ask(settings, question, mode="reflect")
     details = result.reflection_details
     assert result.answer_type == "unverified" and details["iterations"] == 2
-    warning = f"not verified: {details['reflection']['reflection_score']:.2f} < 0.80"
+    warning = f"not verified: {details['reflection']['reflection_score']:.2f} < 0.99"
     assert warning in result.notes
 
 
@@ -76,7 +77,7 @@ def test_extractive_crag_answers_an_off_topic_question_from_the_web(sample_store
 # Measured with the bundled calibration (ragcli/data/calibration.json) on 39 answerable and
 # 31 unanswerable questions: 16/39 answerable aggregate >= 0.7, 26/31 unanswerable < 0.4,
 # accuracy 0.60. Raise this floor when the calibration improves.
-CURRENT_CALIBRATION_ACCURACY_FLOOR = 0.55
+CURRENT_CALIBRATION_ACCURACY_FLOOR = 0.74  # measured 0.76 (28/39 and 25/31)
 
 
 def test_labelled_set_aggregate_relevance_accuracy(sample_store_master):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ragcli.config import Settings
 from ragcli.errors import ConfigError
 from ragcli.llm.base import LLMBackend
@@ -15,10 +18,12 @@ def chosen_provider(settings: Settings) -> str:
     return provider
 
 
-def make_llm(settings: Settings, embedder: Embedder) -> LLMBackend:
+def make_llm(
+    settings: Settings, embedder: Embedder, term_stats: Callable[[], Any] | None = None
+) -> LLMBackend:
     from ragcli.llm.extractive import ExtractiveBackend
 
-    extractive = ExtractiveBackend(embedder, settings)
+    extractive = ExtractiveBackend(embedder, settings, term_stats=term_stats)
     if chosen_provider(settings) == "extractive":
         return extractive
     if not (settings.llm.api_key or settings.llm.base_url):

@@ -5,6 +5,7 @@ thresholds assume; answers are the best supporting sentences, quoted with citati
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -50,9 +51,15 @@ class ExtractiveBackend:
     name = "extractive"
 
     def __init__(
-        self, embedder: Embedder, settings: Settings, calibration: Calibration | None = None
+        self,
+        embedder: Embedder,
+        settings: Settings,
+        calibration: Calibration | None = None,
+        term_stats: Callable[[], Any] | None = None,
     ):
         self.embedder = embedder
+        # Supplies the collection's BM25 index (the retriever's, repaired when it lags).
+        self._term_stats_source = term_stats
         self.model = f"extractive ({embedder.name})"
         self.settings = settings
         store = Path(settings.store.path).expanduser()
@@ -64,6 +71,8 @@ class ExtractiveBackend:
     def term_stats(self) -> Any:
         """The collection's BM25 index, whose statistics weight query terms by rarity; None
         when the store has none (every term then weighs the same)."""
+        if self._term_stats_source is not None:
+            return self._term_stats_source()
         from ragcli.store.lexical import LexicalIndex
         from ragcli.store.lexical_sync import lexical_dir
 
