@@ -6,9 +6,10 @@ used falls back to the extractive backend's evidence, and the trace records it."
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ragcli.config import Settings
@@ -60,40 +61,56 @@ class OpenAIBackend:
             )
         self.client = client
 
-    def _chat(self, prompt: str) -> str:
+    def _request(self, prompt: str) -> dict[str, Any]:
+        llm = self.settings.llm
+        return {
+            "model": llm.model,
+            "messages": [
+                {"role": "system", "content": prompts.SYSTEM},
+                {"role": "user", "content": prompt},
+            ],
+            "max_tokens": llm.max_tokens,
+            "temperature": llm.temperature,
+        }
+
+    @contextlib.contextmanager
+    def _one_line_errors(self) -> Iterator[None]:
+        """The client's errors, after its own retries, as one-line BackendErrors; a failed
+        call still counts as a model call."""
+        import httpx
         import openai
 
         llm = self.settings.llm
+        where = self._where()
         try:
-            response = self.client.chat.completions.create(
-                model=llm.model,
-                messages=[
-                    {"role": "system", "content": prompts.SYSTEM},
-                    {"role": "user", "content": prompt},
-                ],
-                max_tokens=llm.max_tokens,
-                temperature=llm.temperature,
-            )
+            yield
         except openai.APIStatusError as exc:
             record_llm_call()
             raise BackendError(
-                f"model endpoint {self._where()} answered HTTP {exc.status_code} "
+                f"model endpoint {where} answered HTTP {exc.status_code} "
                 f"after {llm.max_retries} retries"
             ) from None
         except openai.APITimeoutError:
             record_llm_call()
             raise BackendError(
-                f"model endpoint {self._where()} timed out after {llm.timeout:g}s "
+                f"model endpoint {where} timed out after {llm.timeout:g}s "
                 f"({llm.max_retries} retries)"
             ) from None
-        except openai.APIConnectionError:
+        except (openai.APIConnectionError, httpx.HTTPError):
             record_llm_call()
-            raise BackendError(f"model endpoint {self._where()} cannot be reached") from None
+            raise BackendError(
+                f"model endpoint {where} cannot be reached or broke off the reply"
+            ) from None
         except (openai.APIError, ValueError) as exc:  # a reply that is not the protocol's JSON
             record_llm_call()
             raise BackendError(
-                f"model endpoint {self._where()} sent a malformed reply ({type(exc).__name__})"
+                f"model endpoint {where} sent a malformed reply ({type(exc).__name__})"
             ) from None
+
+    def _chat(self, prompt: str) -> str:
+        llm = self.settings.llm
+        with self._one_line_errors():
+            response = self.client.chat.completions.create(**self._request(prompt))
         usage = getattr(response, "usage", None)
         record_llm_call(
             getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0
@@ -117,23 +134,12 @@ class OpenAIBackend:
     def _chat_streaming(self, prompt: str, on_token: Callable[[str], None]) -> str:
         """Like _chat, but hands each piece of the reply to on_token as it arrives. Usage
         comes in the stream's last chunk where the server supports `stream_options`."""
-        import httpx
         import openai
 
-        llm = self.settings.llm
-        request: dict[str, Any] = {
-            "model": llm.model,
-            "messages": [
-                {"role": "system", "content": prompts.SYSTEM},
-                {"role": "user", "content": prompt},
-            ],
-            "max_tokens": llm.max_tokens,
-            "temperature": llm.temperature,
-            "stream": True,
-        }
+        request = {**self._request(prompt), "stream": True}
         parts: list[str] = []
         usage = None
-        try:
+        with self._one_line_errors():
             try:
                 stream = self.client.chat.completions.create(
                     **request, stream_options={"include_usage": True}
@@ -148,23 +154,6 @@ class OpenAIBackend:
                     if piece:
                         parts.append(piece)
                         on_token(piece)
-        except openai.APIStatusError as exc:
-            record_llm_call()
-            raise BackendError(
-                f"model endpoint {self._where()} answered HTTP {exc.status_code} "
-                f"after {llm.max_retries} retries"
-            ) from None
-        except openai.APITimeoutError:
-            record_llm_call()
-            raise BackendError(
-                f"model endpoint {self._where()} timed out after {llm.timeout:g}s "
-                f"({llm.max_retries} retries)"
-            ) from None
-        except (openai.APIConnectionError, httpx.HTTPError):
-            record_llm_call()
-            raise BackendError(
-                f"model endpoint {self._where()} cannot be reached or broke off the stream"
-            ) from None
         if usage is None:
             note("stream: the server reported no token usage; this call's tokens are not counted")
         record_llm_call(
