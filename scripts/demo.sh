@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install.sh
 export PATH="$PWD/.venv/bin:$PATH"
-ragcli ingest sample_corpus
+ragcli ingest sample_corpus                                   # docs and policies into `docs`
+ragcli ingest sample_corpus/faq/faq.yaml --collection qna     # the FAQ, for --mode tos
 ragcli ask "How long do I have to get a refund on an annual plan?"
 ragcli trace
