@@ -14,6 +14,7 @@ from typing import Any
 from ragcli.errors import RagcliError
 from ragcli.ingest.chunker import Chunk, Chunker
 from ragcli.ingest.loaders import LoadError, file_type_of, load
+from ragcli.ingest.prefetch import prefetch
 from ragcli.ingest.walker import walk
 from ragcli.store.embedder import Embedder
 from ragcli.store.manifest import FileRecord, Manifest
@@ -114,8 +115,9 @@ class Ingestor:
         pending: list[_Pending] = []
         pending_chunks = 0
         embedded = 0
-        for done, path in enumerate(files, start=1):
-            outcome_or_pending = self._prepare(path, collection)
+        # Files are read, hashed and chunked in a thread ahead of the embedding here.
+        prepared = prefetch(files, lambda path: self._prepare(path, collection))
+        for done, outcome_or_pending in enumerate(prepared, start=1):
             if isinstance(outcome_or_pending, FileOutcome):
                 report.files.append(outcome_or_pending)
             else:
@@ -181,11 +183,13 @@ class Ingestor:
             return 0
         vectors = self.embedder.embed(texts) if texts else []
         offset = 0
-        for item in pending:
-            count = len(item.chunks)
-            item_vectors = vectors[offset : offset + count]
-            offset += count
-            self._store_file(item, item_vectors, collection, report)
+        # One Chroma upsert and one manifest transaction per flush, chunks before manifest.
+        with self.manifest.batch(), self.store.batch():
+            for item in pending:
+                count = len(item.chunks)
+                item_vectors = vectors[offset : offset + count]
+                offset += count
+                self._store_file(item, item_vectors, collection, report)
         return len(texts)
 
     def _store_file(self, item: _Pending, vectors, collection: str, report: IngestReport) -> None:
