@@ -132,9 +132,7 @@ def embed_throughput(embedder, texts: list[str], tokens: int) -> dict[str, float
 def clean_env(home: Path) -> dict[str, str]:
     """The user's environment without ragcli or model settings, so the defaults are measured."""
     env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("RAGCLI_", "OPENAI_", "TAVILY_"))
+        k: v for k, v in os.environ.items() if not k.startswith(("RAGCLI_", "OPENAI_", "TAVILY_"))
     }
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.setdefault("HOME", str(home))
@@ -186,14 +184,22 @@ def stub_reply(body: dict) -> str:
     for, so every mode runs its normal path (no fallbacks) against the stub."""
     prompt = str(body["messages"][-1]["content"])
     if '"grades"' in prompt:
-        grades = [{"id": i, "score": 0.9, "label": "correct", "rationale": "on topic"}
-                  for i in range(1, 21)]
+        grades = [
+            {"id": i, "score": 0.9, "label": "correct", "rationale": "on topic"}
+            for i in range(1, 21)
+        ]
         return json.dumps({"grades": grades})
     if "reflection_score" in prompt:
-        return json.dumps({
-            "answer_grounded": True, "hallucination_detected": False, "reflection_score": 0.95,
-            "sources_cited": ["1"], "reflection_reason": "supported", "needs_regeneration": False,
-        })
+        return json.dumps(
+            {
+                "answer_grounded": True,
+                "hallucination_detected": False,
+                "reflection_score": 0.95,
+                "sources_cited": ["1"],
+                "reflection_reason": "supported",
+                "needs_regeneration": False,
+            }
+        )
     if "supported_score" in prompt:
         return json.dumps({"supported_score": 0.95, "unsupported_claims": []})
     if "JSON array of strings" in prompt:
@@ -256,16 +262,22 @@ def run(args: argparse.Namespace, info: dict[str, Any]) -> list[Row]:
         say("raw sentence-transformers embedding")
         torch_emb = SentenceTransformerEmbedder(EmbeddingSettings().model)
         raw_torch = embed_throughput(torch_emb, texts, tokens)
-        rows.append(Row(
-            "embed", "sentence-transformers (torch)",
-            f"{raw_torch['chunks_per_s']:.1f} chunks/s, {raw_torch['tokens_per_s']:.0f} tokens/s",
-            data=raw_torch | sizes,
-        ))
-    rows.append(Row(
-        "embed", "ONNX Runtime",
-        f"{raw_onnx['chunks_per_s']:.1f} chunks/s, {raw_onnx['tokens_per_s']:.0f} tokens/s",
-        data=raw_onnx | sizes,
-    ))
+        rows.append(
+            Row(
+                "embed",
+                "sentence-transformers (torch)",
+                f"{raw_torch['chunks_per_s']:.1f} chunks/s, {raw_torch['tokens_per_s']:.0f} tokens/s",
+                data=raw_torch | sizes,
+            )
+        )
+    rows.append(
+        Row(
+            "embed",
+            "ONNX Runtime",
+            f"{raw_onnx['chunks_per_s']:.1f} chunks/s, {raw_onnx['tokens_per_s']:.0f} tokens/s",
+            data=raw_onnx | sizes,
+        )
+    )
 
     # 2-3. The real CLI, in a subprocess, on the corpus written as files.
     env = clean_env(work)
@@ -277,42 +289,89 @@ def run(args: argparse.Namespace, info: dict[str, Any]) -> list[Row]:
     added = report["chunks_added"]
     ingest_rate = added / first_s
     ratio = ingest_rate / raw_onnx["chunks_per_s"]
-    rows.append(Row(
-        "ingest", "ragcli ingest (process wall)",
-        f"{first_s:.1f} s, {added} chunks, {ingest_rate:.1f} chunks/s = "
-        f"{ratio:.2f} × raw ONNX",
-        "≥ 0.85 × raw ONNX", ratio >= 0.85,
-        {"seconds": round(first_s, 2), "chunks": added, "chunks_per_s": round(ingest_rate, 1),
-         "ratio_to_raw_onnx": round(ratio, 3)},
-    ))
+    rows.append(
+        Row(
+            "ingest",
+            "ragcli ingest (process wall)",
+            f"{ingest_rate:.1f} chunks/s ({added} chunks in {first_s:.1f} s) = {ratio:.2f} × raw ONNX",
+            "≥ 0.85 × raw ONNX",
+            ratio >= 0.85,
+            {
+                "seconds": round(first_s, 2),
+                "chunks": added,
+                "chunks_per_s": round(ingest_rate, 1),
+                "ratio_to_raw_onnx": round(ratio, 3),
+            },
+        )
+    )
     say("ragcli ingest (unchanged)")
     again_s, out = run_timed(ingest_cmd, work, env)
     re_added = json.loads(out)["chunks_added"]
     re_ratio = again_s / first_s
-    rows.append(Row(
-        "ingest", "re-ingest, unchanged corpus",
-        f"{again_s:.2f} s ({re_added} chunks embedded) = {re_ratio:.1%} of the first ingest",
-        "≤ 5 %", re_ratio <= 0.05 and re_added == 0,
-        {"seconds": round(again_s, 2), "chunks": re_added, "ratio_to_first": round(re_ratio, 4)},
-    ))
+    rows.append(
+        Row(
+            "ingest",
+            "re-ingest, unchanged corpus",
+            f"{again_s:.2f} s, {re_added} chunks embedded = {re_ratio:.1%} of the first ingest",
+            "≤ 5 %",
+            re_ratio <= 0.05 and re_added == 0,
+            {
+                "seconds": round(again_s, 2),
+                "chunks": re_added,
+                "ratio_to_first": round(re_ratio, 4),
+            },
+        )
+    )
 
     # 4. Process wall time, median of N: what a user waits for each command.
     repeats = args.repeats
     say(f"process wall times (median of {repeats})")
-    ask_cmd = [*ragcli, "ask", question, "--mode", "standard", "--llm", "extractive",
-               "--store", str(store)]
+    ask_cmd = [
+        *ragcli,
+        "ask",
+        question,
+        "--mode",
+        "standard",
+        "--llm",
+        "extractive",
+        "--store",
+        str(store),
+    ]
     ask_s = median_wall(ask_cmd, work, env, repeats)
     help_s = median_wall([*ragcli, "--help"], work, env, repeats)
     trace_s = median_wall([*ragcli, "trace", "--store", str(store)], work, env, repeats)
-    rows.append(Row("process", "ragcli --help", f"{help_s:.2f} s", "≤ 0.3 s", help_s <= 0.3,
-                    {"seconds": round(help_s, 3)}))
-    rows.append(Row("process", "ragcli trace", f"{trace_s:.2f} s", "≤ 0.5 s", trace_s <= 0.5,
-                    {"seconds": round(trace_s, 3)}))
+    rows.append(
+        Row(
+            "process",
+            "ragcli --help",
+            f"{help_s:.2f} s",
+            "≤ 0.3 s",
+            help_s <= 0.3,
+            {"seconds": round(help_s, 3)},
+        )
+    )
+    rows.append(
+        Row(
+            "process",
+            "ragcli trace",
+            f"{trace_s:.2f} s",
+            "≤ 0.5 s",
+            trace_s <= 0.5,
+            {"seconds": round(trace_s, 3)},
+        )
+    )
     if args.skip_torch:
-        rows.append(Row("process", "ragcli ask --mode standard (extractive)", f"{ask_s:.2f} s",
-                        data={"seconds": round(ask_s, 3)}))
-        rows.append(skipped("process", "import sentence-transformers + embed one query",
-                            "--skip-torch"))
+        rows.append(
+            Row(
+                "process",
+                "ragcli ask --mode standard (extractive)",
+                f"{ask_s:.2f} s",
+                data={"seconds": round(ask_s, 3)},
+            )
+        )
+        rows.append(
+            skipped("process", "import sentence-transformers + embed one query", "--skip-torch")
+        )
     else:
         st_code = (
             "from sentence_transformers import SentenceTransformer\n"
@@ -322,14 +381,24 @@ def run(args: argparse.Namespace, info: dict[str, Any]) -> list[Row]:
         st_env = env | {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_VERBOSITY": "error"}
         st_s = median_wall([sys.executable, "-c", st_code], work, st_env, repeats)
         ask_ratio = ask_s / st_s
-        rows.append(Row(
-            "process", "ragcli ask --mode standard (extractive)",
-            f"{ask_s:.2f} s = {ask_ratio:.2f} × import-sentence-transformers process",
-            "≤ 0.5 ×", ask_ratio <= 0.5,
-            {"seconds": round(ask_s, 3), "ratio_to_st_process": round(ask_ratio, 3)},
-        ))
-        rows.append(Row("process", "import sentence-transformers + embed one query",
-                        f"{st_s:.2f} s", data={"seconds": round(st_s, 3)}))
+        rows.append(
+            Row(
+                "process",
+                "ragcli ask --mode standard (extractive)",
+                f"{ask_s:.2f} s = {ask_ratio:.2f} × the sentence-transformers process",
+                "≤ 0.5 ×",
+                ask_ratio <= 0.5,
+                {"seconds": round(ask_s, 3), "ratio_to_st_process": round(ask_ratio, 3)},
+            )
+        )
+        rows.append(
+            Row(
+                "process",
+                "import sentence-transformers + embed one query",
+                f"{st_s:.2f} s",
+                data={"seconds": round(st_s, 3)},
+            )
+        )
 
     # 5. Retrieval latency in process: embed the query, search the collection.
     from ragcli import app as service
@@ -346,11 +415,14 @@ def run(args: argparse.Namespace, info: dict[str, Any]) -> list[Row]:
         retriever.search(query, settings.retrieval.top_k)
         latencies.append((time.perf_counter() - started) * 1000)
     p50, p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)
-    rows.append(Row(
-        "retrieval", f"latency over {len(sample)} queries (top {settings.retrieval.top_k})",
-        f"p50 {p50:.1f} ms, p95 {p95:.1f} ms",
-        data={"queries": len(sample), "p50_ms": round(p50, 2), "p95_ms": round(p95, 2)},
-    ))
+    rows.append(
+        Row(
+            "retrieval",
+            f"latency over {len(sample)} queries (top {settings.retrieval.top_k})",
+            f"p50 {p50:.1f} ms, p95 {p95:.1f} ms",
+            data={"queries": len(sample), "p50_ms": round(p50, 2), "p95_ms": round(p95, 2)},
+        )
+    )
 
     # 6. Each registered mode against a model that answers after 300 ms.
     rows.extend(mode_rows(store, question, say, args.skip_modes))
@@ -368,8 +440,13 @@ def mode_rows(store: Path, question: str, say, skip: bool) -> list[Row]:
     with make_timed_stub() as stub:
         settings = load_settings(
             None,
-            {"store.path": str(store), "llm.provider": "openai", "llm.base_url": stub.base_url,
-             "llm.api_key": "stub", "llm.max_retries": 0},
+            {
+                "store.path": str(store),
+                "llm.provider": "openai",
+                "llm.base_url": stub.base_url,
+                "llm.api_key": "stub",
+                "llm.max_retries": 0,
+            },
             environ={},
         )
         service.ask(settings, question, mode="standard")  # warm up: load the embedder
@@ -384,14 +461,24 @@ def mode_rows(store: Path, question: str, say, skip: bool) -> list[Row]:
             rounds = sequential_rounds(stub.intervals)
             web = int(getattr(result.usage, "web_searches", 0) or 0)
             target = ROUND_TRIP_TARGETS.get(name)
-            rows.append(Row(
-                "modes", name,
-                f"{calls} model calls in {rounds} round trips"
-                + (f", {web} web searches" if web else "") + f", {seconds:.2f} s",
-                target_text(name), None if target is None else rounds <= target,
-                {"model_calls": calls, "round_trips": rounds, "web_searches": web,
-                 "seconds": round(seconds, 3), "answer_type": result.answer_type},
-            ))
+            rows.append(
+                Row(
+                    "modes",
+                    name,
+                    f"{calls} model calls in {rounds} round trips"
+                    + (f", {web} web searches" if web else "")
+                    + f", {seconds:.2f} s",
+                    target_text(name),
+                    None if target is None else rounds <= target,
+                    {
+                        "model_calls": calls,
+                        "round_trips": rounds,
+                        "web_searches": web,
+                        "seconds": round(seconds, 3),
+                        "answer_type": result.answer_type,
+                    },
+                )
+            )
     return rows
 
 
@@ -420,8 +507,12 @@ def machine() -> dict[str, Any]:
         ram_gib = round(pages / 2**30, 1)
     except (ValueError, OSError):
         pass
-    return {"nproc": os.cpu_count(), "cpu": cpu, "ram_gib": ram_gib,
-            "python": sys.version.split()[0]}
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "ram_gib": ram_gib,
+        "python": sys.version.split()[0],
+    }
 
 
 SECTIONS = {
@@ -438,8 +529,10 @@ def print_table(rows: list[Row], info: dict[str, Any]) -> None:
     from rich.table import Table
 
     table = Table(title="ragcli benchmark", title_justify="left")
-    for column in ("", "measured", "target", ""):
-        table.add_column(column)
+    table.add_column("", no_wrap=True)
+    table.add_column("measured")
+    table.add_column("target", no_wrap=True)
+    table.add_column("", no_wrap=True)
     section = None
     for row in rows:
         if row.section != section:
@@ -447,7 +540,7 @@ def print_table(rows: list[Row], info: dict[str, Any]) -> None:
             table.add_row(f"[bold]{SECTIONS[section]}[/]", "", "", "")
         verdict = {True: "[green]PASS[/]", False: "[red]FAIL[/]", None: ""}[row.passed]
         table.add_row(f"  {row.name}", row.value, row.target, verdict)
-    console = Console(width=max(120, Console().width))
+    console = Console(width=max(150, Console().width))
     console.print(table)
     console.print(
         f"machine: {info['nproc']} CPUs ({info['cpu']}), {info['ram_gib']} GiB RAM, "
@@ -458,17 +551,30 @@ def print_table(rows: list[Row], info: dict[str, Any]) -> None:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA,
-                        help=f"BEIR-format SciFact folder (default {DEFAULT_DATA})")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"the first {QUICK_LIMIT} abstracts only")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        help=f"BEIR-format SciFact folder (default {DEFAULT_DATA})",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help=f"the first {QUICK_LIMIT} abstracts only"
+    )
     parser.add_argument("--limit", type=int, help="the first N abstracts only")
-    parser.add_argument("--repeats", type=int, default=5,
-                        help="runs per process timing; the median is shown (default 5)")
-    parser.add_argument("--queries", type=int, default=100,
-                        help="queries for the retrieval latency (default 100)")
-    parser.add_argument("--skip-torch", action="store_true",
-                        help="skip the sentence-transformers rows (they import torch)")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=5,
+        help="runs per process timing; the median is shown (default 5)",
+    )
+    parser.add_argument(
+        "--queries", type=int, default=100, help="queries for the retrieval latency (default 100)"
+    )
+    parser.add_argument(
+        "--skip-torch",
+        action="store_true",
+        help="skip the sentence-transformers rows (they import torch)",
+    )
     parser.add_argument("--skip-modes", action="store_true", help="skip the per-mode rows")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
