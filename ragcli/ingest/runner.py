@@ -21,7 +21,9 @@ from ragcli.store.manifest import FileRecord, Manifest
 from ragcli.store.vectors import VectorStore
 
 STATUSES = ("new", "changed", "unchanged", "skipped", "failed", "removed")
-FLUSH_CHUNKS = 256  # chunks embedded together: large batches keep the model busy
+# Chunks embedded together. The embedder sorts them by length into batches, so a larger pool
+# pads less: on SciFact, 8.5 % padding overhead at 256 chunks, 3.5 % at 1024.
+FLUSH_CHUNKS = 1024
 
 
 @dataclass
