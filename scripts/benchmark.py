@@ -490,7 +490,7 @@ def mode_rows(store: Path, question: str, say, skip: bool) -> list[Row]:
                 Row(
                     "modes",
                     name,
-                    f"{calls} model calls in {rounds} round trips"
+                    f"{plural(calls, 'model call')} in {plural(rounds, 'round trip')}"
                     + (f", {web} web searches" if web else "")
                     + f", {seconds:.2f} s",
                     target_text(name),
@@ -505,6 +505,10 @@ def mode_rows(store: Path, question: str, say, skip: bool) -> list[Row]:
                 )
             )
     return rows
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def target_text(mode: str) -> str:
