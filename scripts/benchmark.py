@@ -14,6 +14,8 @@ round trips and wall time against a stub OpenAI-compatible server that answers a
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import os
 import resource
@@ -203,13 +205,17 @@ def sequential_rounds(intervals: list[tuple[float, float]]) -> int:
     return rounds
 
 
-def stub_reply(body: dict) -> str:
+GRADES = {"correct": 0.9, "ambiguous": 0.5}
+
+
+def stub_reply(body: dict, grade: str = "correct") -> str:
     """A plausible reply for each model role, recognised from the JSON shape its prompt asks
-    for, so every mode runs its normal path (no fallbacks) against the stub."""
+    for, so every mode runs its normal path (no fallbacks) against the stub. Every source is
+    graded `grade`: "ambiguous" sends crag to the web."""
     prompt = str(body["messages"][-1]["content"])
     if '"grades"' in prompt:
         grades = [
-            {"id": i, "score": 0.9, "label": "correct", "rationale": "on topic"}
+            {"id": i, "score": GRADES[grade], "label": grade, "rationale": "on topic"}
             for i in range(1, 21)
         ]
         return json.dumps({"grades": grades})
@@ -284,6 +290,7 @@ def run(args: argparse.Namespace, info: dict[str, Any]) -> list[Row]:
         rows.append(skipped("embed", "sentence-transformers (torch)", "--skip-torch"))
     else:
         say("raw sentence-transformers embedding")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no loading bars
         torch_emb = SentenceTransformerEmbedder(EmbeddingSettings().model)
         raw_torch = embed_throughput(torch_emb, texts, tokens)
         rows.append(
@@ -454,57 +461,74 @@ def run(args: argparse.Namespace, info: dict[str, Any]) -> list[Row]:
     return rows
 
 
+# Modes measured a second time with every source graded ambiguous, so they search the web
+# (when tests/stubs.py has a Tavily stub to search).
+WEB_ROUTE_MODES = ("crag",)
+
+
 def mode_rows(store: Path, question: str, say, skip: bool) -> list[Row]:
-    from ragcli import app as service
-    from ragcli.config import load_settings
     from ragcli.pipeline.modes import MODES
 
     if skip:
         return [skipped("modes", name, "--skip-modes", target_text(name)) for name in MODES]
-    rows = []
-    with make_timed_stub() as stub:
-        settings = load_settings(
-            None,
-            {
-                "store.path": str(store),
-                "llm.provider": "openai",
-                "llm.base_url": stub.base_url,
-                "llm.api_key": "stub",
-                "llm.max_retries": 0,
-            },
-            environ={},
-        )
-        service.ask(settings, question, mode="standard")  # warm up: load the embedder
-        for name in MODES:
-            say(f"mode {name} against the stub model")
-            stub.intervals.clear()
-            before = len(stub.requests)
-            started = time.perf_counter()
-            result = service.ask(settings, question, mode=name)
-            seconds = time.perf_counter() - started
-            calls = len(stub.requests) - before
-            rounds = sequential_rounds(stub.intervals)
-            web = int(getattr(result.usage, "web_searches", 0) or 0)
-            target = ROUND_TRIP_TARGETS.get(name)
-            rows.append(
-                Row(
-                    "modes",
-                    name,
-                    f"{plural(calls, 'model call')} in {plural(rounds, 'round trip')}"
-                    + (f", {web} web searches" if web else "")
-                    + f", {seconds:.2f} s",
-                    target_text(name),
-                    None if target is None else rounds <= target,
-                    {
-                        "model_calls": calls,
-                        "round_trips": rounds,
-                        "web_searches": web,
-                        "seconds": round(seconds, 3),
-                        "answer_type": result.answer_type,
-                    },
-                )
-            )
+    import tests.stubs
+
+    web_stub = getattr(tests.stubs, "TavilyStub", None)
+    with contextlib.ExitStack() as stack:
+        stub = stack.enter_context(make_timed_stub())
+        overrides = {
+            "store.path": str(store),
+            "llm.provider": "openai",
+            "llm.base_url": stub.base_url,
+            "llm.api_key": "stub",
+            "llm.max_retries": 0,
+        }
+        if web_stub is not None:
+            hit = {"title": "A web page", "url": "https://example.com/a", "content": question}
+            web = stack.enter_context(web_stub([hit]))
+            overrides |= {"web.provider": "tavily", "web.base_url": web.url, "web.api_key": "x"}
+        runs = [(name, name, "correct") for name in MODES]
+        if web_stub is not None:
+            runs += [(f"{m}, web route", m, "ambiguous") for m in WEB_ROUTE_MODES if m in MODES]
+        rows = []
+        for label, mode, grade in runs:
+            say(f"mode {label} against the stub model")
+            stub.default = functools.partial(stub_reply, grade=grade)
+            rows.append(measure_mode(stub, overrides, question, label, mode))
     return rows
+
+
+def measure_mode(stub, overrides: dict[str, Any], question: str, label: str, mode: str) -> Row:
+    from ragcli import app as service
+    from ragcli.config import load_settings
+
+    settings = load_settings(None, overrides, environ={})
+    service.ask(settings, question, mode="standard")  # warm up: the embedder, the client
+    stub.intervals.clear()
+    before = len(stub.requests)
+    started = time.perf_counter()
+    result = service.ask(settings, question, mode=mode)
+    seconds = time.perf_counter() - started
+    calls = len(stub.requests) - before
+    rounds = sequential_rounds(stub.intervals)
+    web = int(getattr(result.usage, "web_searches", 0) or 0)
+    target = ROUND_TRIP_TARGETS.get(mode)
+    return Row(
+        "modes",
+        label,
+        f"{plural(calls, 'model call')} in {plural(rounds, 'round trip')}"
+        + (f" + {plural(web, 'web search')}" if web else "")
+        + f", {seconds:.2f} s",
+        target_text(mode),
+        None if target is None else rounds <= target,
+        {
+            "model_calls": calls,
+            "round_trips": rounds,
+            "web_searches": web,
+            "seconds": round(seconds, 3),
+            "answer_type": result.answer_type,
+        },
+    )
 
 
 def plural(count: int, noun: str) -> str:
