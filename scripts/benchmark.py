@@ -19,6 +19,7 @@ import functools
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -262,6 +263,15 @@ def make_timed_stub():
 
 
 def run(args: argparse.Namespace, info: dict[str, Any]) -> list[Row]:
+    """Every measurement, in a temporary folder that is removed afterwards."""
+    work = Path(tempfile.mkdtemp(prefix="ragcli-bench-"))
+    try:
+        return measure(args, info, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[Row]:
     rows: list[Row] = []
     say = (lambda msg: None) if args.json else (lambda msg: print(f"… {msg}", file=sys.stderr))
     limit = args.limit or (QUICK_LIMIT if args.quick else None)
@@ -270,13 +280,12 @@ def run(args: argparse.Namespace, info: dict[str, Any]) -> list[Row]:
         raise SystemExit(f"benchmark: no queries in {args.data / 'queries.jsonl'}")
     question = queries[0]
 
-    work = Path(tempfile.mkdtemp(prefix="ragcli-bench-"))
     corpus_dir, store = work / "corpus", work / "store"
     write_corpus(docs, corpus_dir)
     texts, token_counts = chunk_corpus(corpus_dir)
     tokens = sum(token_counts)
     info.update(documents=len(docs), chunks=len(texts), tokens=tokens)
-    say(f"{len(docs)} abstracts → {len(texts)} chunks, {tokens} tokens, in {work}")
+    say(f"{len(docs)} abstracts → {len(texts)} chunks, {tokens} tokens")
 
     # 1. Raw embedding throughput, the same chunks through each backend.
     from ragcli.config import EmbeddingSettings

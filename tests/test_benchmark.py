@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 
 from ragcli.pipeline.modes import MODES
 from tests.conftest import ROOT
@@ -27,13 +28,17 @@ def tiny_beir(folder):
     return folder
 
 
-def test_benchmark_prints_every_row(tmp_path, capsys):
+def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
     data = tiny_beir(tmp_path / "tiny")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     args = benchmark.parse_args(
         ["--data", str(data), "--limit", "20", "--repeats", "1", "--queries", "5", "--skip-torch"]
     )
     info = benchmark.machine()
     rows = benchmark.run(args, info)
+    assert list(scratch.iterdir()) == []  # the corpus and store it wrote are gone
     names = [(r.section, r.name) for r in rows]
     assert names[:2] == [("embed", "sentence-transformers (torch)"), ("embed", "ONNX Runtime")]
     assert [n for s, n in names if s == "ingest"] == [
