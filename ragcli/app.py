@@ -97,6 +97,8 @@ def ask(
     on_export: Callable[[str], None] | None = None,
     on_token: Callable[[str], None] | None = None,
 ) -> AskResult:
+    from concurrent.futures import ThreadPoolExecutor
+
     from ragcli.llm import make_llm
     from ragcli.pipeline.context import RunContext
     from ragcli.pipeline.modes import MODES
@@ -105,13 +107,18 @@ def ask(
 
     started = time.perf_counter()
     collection = collection or settings.store.collection
+    # The embedder loads in a thread while Chroma imports: onnxruntime builds its session
+    # without the GIL, which saves about a second of a cold `ask`.
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragcli-embedder")
+    loading = pool.submit(embedder, settings, on_export)
+    pool.shutdown(wait=False)
     store = vector_store(settings, must_exist=True)
     if store.count(collection) == 0:
         raise EmptyStoreError(
             f"collection {collection!r} in {store.location} is empty: "
             "run `ragcli ingest PATH` first"
         )
-    emb = embedder(settings, on_export)
+    emb = loading.result()
     lexical = lexical_indexes(settings)
     retriever = Retriever(
         store,

@@ -20,6 +20,7 @@ from ragcli.errors import RagcliError
 from ragcli.ingest.chunker import Chunk, Chunker
 from ragcli.ingest.crashpoints import crash_point
 from ragcli.ingest.loaders import LoadError, file_type_of, iter_sections, load
+from ragcli.ingest.prefetch import prefetch
 from ragcli.ingest.qna import NotQnaFile, qna_chunks, qna_format
 from ragcli.ingest.recovery import recover
 from ragcli.ingest.textstream import scan_text
@@ -31,7 +32,9 @@ from ragcli.store.manifest import FileRecord, Manifest
 from ragcli.store.vectors import VectorStore
 
 STATUSES = ("new", "changed", "unchanged", "skipped", "failed", "removed")
-FLUSH_CHUNKS = 256  # chunks embedded together: large batches keep the model busy
+# Chunks embedded together. The embedder sorts them by length into batches, so a larger pool
+# pads less: on SciFact, 8.5 % padding overhead at 256 chunks, 3.5 % at 1024.
+FLUSH_CHUNKS = 1024
 # Text and Markdown files above this size are streamed: read, chunked, embedded and stored
 # in pieces, so memory stays bounded whatever the file's size.
 STREAM_BYTES = 8 << 20
@@ -172,8 +175,9 @@ class Ingestor:
         pending: list[_Pending] = []
         pending_chunks = 0
         embedded = 0
-        for done, path in enumerate(files, start=1):
-            outcome_or_pending = self._prepare(path, collection)
+        # Files are read, hashed and chunked in a thread ahead of the embedding here.
+        prepared = prefetch(files, lambda path: self._prepare(path, collection))
+        for done, outcome_or_pending in enumerate(prepared, start=1):
             if isinstance(outcome_or_pending, FileOutcome):
                 report.files.append(outcome_or_pending)
             elif outcome_or_pending.stream is not None:
@@ -275,11 +279,13 @@ class Ingestor:
         self.manifest.begin_many(collection, [(item.key, item.sha256) for item in pending])
         crash_point("after_journal")
         offset = 0
-        for item in pending:
-            count = len(item.chunks)
-            item_vectors = vectors[offset : offset + count]
-            offset += count
-            self._store_file(item, item_vectors, collection, report)
+        # One Chroma upsert and one manifest transaction per flush, chunks before manifest.
+        with self.manifest.batch(), self.store.batch():
+            for item in pending:
+                count = len(item.chunks)
+                item_vectors = vectors[offset : offset + count]
+                offset += count
+                self._store_file(item, item_vectors, collection, report)
         self._checkpoint(collection)
         return len(texts)
 

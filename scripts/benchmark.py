@@ -1,0 +1,667 @@
+"""Performance of ragcli on the SciFact corpus, measured in one run.
+
+    .venv/bin/python scripts/benchmark.py            # the full corpus (about 10 minutes here)
+    .venv/bin/python scripts/benchmark.py --quick    # 500 abstracts, a fast check
+    .venv/bin/python scripts/benchmark.py --json     # the same numbers as JSON
+
+Rows: raw embedding throughput (sentence-transformers and ONNX, the same chunks);
+`ragcli ingest` and re-ingest in a subprocess; process wall times (median of --repeats);
+in-process retrieval latency; and, per mode in the MODES registry, model calls, sequential
+round trips and wall time against a stub OpenAI-compatible server that answers after
+300 ms. Targets are printed beside the measured ratios with PASS or FAIL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def default_data() -> Path:
+    """../shared/eval/scifact beside the repository; from a git worktree nested deeper, the
+    nearest ancestor's shared/eval/scifact."""
+    for parent in REPO.parents:
+        candidate = parent / "shared" / "eval" / "scifact"
+        if candidate.is_dir():
+            return candidate
+    return REPO.parent / "shared" / "eval" / "scifact"
+
+
+DEFAULT_DATA = default_data()
+QUICK_LIMIT = 500
+STUB_DELAY = 0.3  # seconds the stub model waits before every answer
+# Sequential model round trips each mode should need (None: no target stated).
+ROUND_TRIP_TARGETS = {"standard": 1, "crag": 2, "agentic": 3}
+
+sys.path.insert(0, str(REPO))  # ragcli itself, and tests/stubs.py for the stub model server
+
+
+# --- results -------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    section: str
+    name: str
+    value: str
+    target: str = ""
+    passed: bool | None = None  # None: no target
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "section": self.section,
+            "name": self.name,
+            "value": self.value,
+            "target": self.target or None,
+            "pass": self.passed,
+            **self.data,
+        }
+
+
+def skipped(section: str, name: str, why: str, target: str = "") -> Row:
+    return Row(section, name, f"skipped ({why})", target, None, {"skipped": True})
+
+
+# --- data ----------------------------------------------------------------------------------
+
+
+def load_dataset(data: Path, limit: int | None) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """(id, title, text) of the first `limit` abstracts, and the query texts."""
+    from ragcli.evaluation.beir import load_corpus, load_queries
+
+    corpus = load_corpus(data)
+    docs = [(doc_id, d.title, d.text) for doc_id, d in corpus.items()]
+    if limit:
+        docs = docs[:limit]
+    queries = [q for q in load_queries(data / "queries.jsonl").values() if q.strip()]
+    return docs, queries
+
+
+def write_corpus(docs: list[tuple[str, str, str]], folder: Path) -> None:
+    """One .txt per abstract: the title, a blank line, the abstract."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for doc_id, title, text in docs:
+        (folder / f"{doc_id}.txt").write_text(f"{title}\n\n{text}\n", encoding="utf-8")
+
+
+def chunk_corpus(folder: Path) -> tuple[list[str], list[int]]:
+    """The chunks ingest makes of `folder`, cut by the same loader and chunker."""
+    from ragcli.ingest.chunker import Chunker
+    from ragcli.ingest.loaders import load
+    from ragcli.store.embedder import bundled_model_dir
+    from ragcli.store.tokenizer import TokenCounter
+
+    chunker = Chunker(TokenCounter(bundled_model_dir()))
+    texts: list[str] = []
+    tokens: list[int] = []
+    for path in sorted(folder.iterdir()):
+        for chunk in chunker.chunk(load(path).sections):
+            texts.append(chunk.text)
+            tokens.append(chunk.token_count)
+    return texts, tokens
+
+
+# --- measurements --------------------------------------------------------------------------
+
+
+def embed_throughput(embedder, texts: list[str], tokens: int) -> dict[str, float]:
+    embedder.embed(texts[:8])  # warm up: session or model load, first-call allocations
+    started = time.perf_counter()
+    embedder.embed(texts)
+    seconds = time.perf_counter() - started
+    return {
+        "seconds": round(seconds, 2),
+        "chunks_per_s": round(len(texts) / seconds, 1),
+        "tokens_per_s": round(tokens / seconds, 0),
+    }
+
+
+def throughput_text(measured: dict[str, float]) -> str:
+    return f"{measured['chunks_per_s']:.1f} chunks/s, {measured['tokens_per_s']:.0f} tokens/s"
+
+
+def clean_env(home: Path) -> dict[str, str]:
+    """The user's environment without ragcli or model settings, so the defaults are measured."""
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("RAGCLI_", "OPENAI_", "TAVILY_"))
+    }
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.setdefault("HOME", str(home))
+    return env
+
+
+def ragcli_command() -> list[str]:
+    script = Path(sys.executable).parent / "ragcli"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "ragcli"]
+
+
+def run_timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, str, float]:
+    """Wall seconds, stdout, and CPU seconds (user + system) of one process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if proc.returncode not in (0, 3):
+        raise SystemExit(
+            f"benchmark: {' '.join(cmd[:3])} … exited {proc.returncode}:\n{proc.stderr[-2000:]}"
+        )
+    return seconds, proc.stdout, cpu
+
+
+@dataclass
+class Timing:
+    """Median wall and CPU seconds over repeated runs of one command."""
+
+    wall: float
+    cpu: float
+
+    def __str__(self) -> str:
+        return f"{self.wall:.2f} s (CPU {self.cpu:.2f} s)"
+
+    def data(self) -> dict[str, float]:
+        return {"seconds": round(self.wall, 3), "cpu_seconds": round(self.cpu, 3)}
+
+
+def median_timing(cmd: list[str], cwd: Path, env: dict[str, str], repeats: int) -> Timing:
+    runs = [run_timed(cmd, cwd, env) for _ in range(repeats)]
+    return Timing(statistics.median(r[0] for r in runs), statistics.median(r[2] for r in runs))
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def sequential_rounds(intervals: list[tuple[float, float]]) -> int:
+    """Model round trips a user waits for one after another: calls that overlap in time
+    (sent concurrently) count once."""
+    rounds = 0
+    busy_until = float("-inf")
+    for start, end in sorted(intervals):
+        if start >= busy_until:
+            rounds += 1
+            busy_until = end
+        else:
+            busy_until = max(busy_until, end)
+    return rounds
+
+
+GRADES = {"correct": 0.9, "ambiguous": 0.5}
+
+
+def stub_reply(body: dict, grade: str = "correct") -> str:
+    """A plausible reply for each model role, recognised from the JSON shape its prompt asks
+    for, so every mode runs its normal path (no fallbacks) against the stub. Every source is
+    graded `grade`: "ambiguous" sends crag to the web."""
+    prompt = str(body["messages"][-1]["content"])
+    if '"grades"' in prompt:
+        grades = [
+            {"id": i, "score": GRADES[grade], "label": grade, "rationale": "on topic"}
+            for i in range(1, 21)
+        ]
+        return json.dumps({"grades": grades})
+    if "reflection_score" in prompt:
+        return json.dumps(
+            {
+                "answer_grounded": True,
+                "hallucination_detected": False,
+                "reflection_score": 0.95,
+                "sources_cited": ["1"],
+                "reflection_reason": "supported",
+                "needs_regeneration": False,
+            }
+        )
+    if "supported_score" in prompt:
+        return json.dumps({"supported_score": 0.95, "unsupported_claims": []})
+    if "JSON array of strings" in prompt:
+        return json.dumps(["What does the first part ask?", "What does the second part ask?"])
+    return "The sources say so [1]."
+
+
+def make_timed_stub():
+    from tests.stubs import OpenAIStub
+
+    class TimedOpenAIStub(OpenAIStub):
+        """OpenAIStub that also keeps when each call started and ended."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.intervals: list[tuple[float, float]] = []
+            self._times = threading.Lock()
+
+        def handle(self, path: str, body: dict, headers: dict) -> tuple[int, dict, str]:
+            started = time.perf_counter()
+            reply = super().handle(path, body, headers)
+            with self._times:
+                self.intervals.append((started, time.perf_counter()))
+            return reply
+
+    return TimedOpenAIStub(default=stub_reply, delay=STUB_DELAY)
+
+
+# --- the run -------------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace, info: dict[str, Any]) -> list[Row]:
+    """Every measurement, in a temporary folder that is removed afterwards."""
+    work = Path(tempfile.mkdtemp(prefix="ragcli-bench-"))
+    try:
+        return measure(args, info, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[Row]:
+    rows: list[Row] = []
+    say = (lambda msg: None) if args.json else (lambda msg: print(f"… {msg}", file=sys.stderr))
+    limit = args.limit or (QUICK_LIMIT if args.quick else None)
+    docs, queries = load_dataset(args.data, limit)
+    if not queries:
+        raise SystemExit(f"benchmark: no queries in {args.data / 'queries.jsonl'}")
+    question = queries[0]
+
+    corpus_dir, store = work / "corpus", work / "store"
+    write_corpus(docs, corpus_dir)
+    texts, token_counts = chunk_corpus(corpus_dir)
+    tokens = sum(token_counts)
+    info.update(documents=len(docs), chunks=len(texts), tokens=tokens)
+    say(f"{len(docs)} abstracts → {len(texts)} chunks, {tokens} tokens")
+
+    # 1. Raw embedding throughput, the same chunks through each backend.
+    from ragcli.config import EmbeddingSettings
+    from ragcli.store.embedder import SentenceTransformerEmbedder, make_embedder
+
+    say("raw ONNX embedding")
+    onnx = make_embedder(EmbeddingSettings(), on_export=say)  # exports once if not cached
+    raw_onnx = embed_throughput(onnx, texts, tokens)
+    sizes = {"chunks": len(texts), "tokens": tokens}
+    if args.skip_torch:
+        rows.append(skipped("embed", "sentence-transformers (torch)", "--skip-torch"))
+    else:
+        say("raw sentence-transformers embedding")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no loading bars
+        torch_emb = SentenceTransformerEmbedder(EmbeddingSettings().model)
+        raw_torch = embed_throughput(torch_emb, texts, tokens)
+        rows.append(
+            Row(
+                "embed",
+                "sentence-transformers (torch)",
+                throughput_text(raw_torch),
+                data=raw_torch | sizes,
+            )
+        )
+    rows.append(
+        Row(
+            "embed",
+            "ONNX Runtime",
+            throughput_text(raw_onnx),
+            data=raw_onnx | sizes,
+        )
+    )
+
+    # 2-3. The real CLI, in a subprocess, on the corpus written as files.
+    env = clean_env(work)
+    ragcli = ragcli_command()
+    ingest_cmd = [*ragcli, "ingest", str(corpus_dir), "--store", str(store), "--json"]
+    say("ragcli ingest")
+    first_s, out, _ = run_timed(ingest_cmd, work, env)
+    report = json.loads(out)
+    added = report["chunks_added"]
+    ingest_rate = added / first_s
+    ratio = ingest_rate / raw_onnx["chunks_per_s"]
+    rows.append(
+        Row(
+            "ingest",
+            "ragcli ingest (process wall)",
+            f"{ingest_rate:.1f} chunks/s ({added} chunks in {first_s:.1f} s) "
+            f"= {ratio:.2f} × raw ONNX",
+            "≥ 0.85 × raw ONNX",
+            ratio >= 0.85,
+            {
+                "seconds": round(first_s, 2),
+                "chunks": added,
+                "chunks_per_s": round(ingest_rate, 1),
+                "ratio_to_raw_onnx": round(ratio, 3),
+            },
+        )
+    )
+    say("ragcli ingest (unchanged)")
+    again_s, out, _ = run_timed(ingest_cmd, work, env)
+    re_added = json.loads(out)["chunks_added"]
+    re_ratio = again_s / first_s
+    rows.append(
+        Row(
+            "ingest",
+            "re-ingest, unchanged corpus",
+            f"{again_s:.2f} s, {re_added} chunks embedded = {re_ratio:.1%} of the first ingest",
+            "≤ 5 %",
+            re_ratio <= 0.05 and re_added == 0,
+            {
+                "seconds": round(again_s, 2),
+                "chunks": re_added,
+                "ratio_to_first": round(re_ratio, 4),
+            },
+        )
+    )
+
+    # 4. Process wall time, median of N: what a user waits for each command.
+    repeats = args.repeats
+    say(f"process wall times (median of {repeats})")
+    ask_cmd = [
+        *ragcli,
+        "ask",
+        question,
+        "--mode",
+        "standard",
+        "--llm",
+        "extractive",
+        "--store",
+        str(store),
+    ]
+    ask_t = median_timing(ask_cmd, work, env, repeats)
+    help_t = median_timing([*ragcli, "--help"], work, env, repeats)
+    trace_t = median_timing([*ragcli, "trace", "--store", str(store)], work, env, repeats)
+    rows.append(
+        Row(
+            "process",
+            "ragcli --help",
+            str(help_t),
+            "≤ 0.3 s",
+            help_t.wall <= 0.3,
+            help_t.data(),
+        )
+    )
+    rows.append(
+        Row(
+            "process",
+            "ragcli trace",
+            str(trace_t),
+            "≤ 0.5 s",
+            trace_t.wall <= 0.5,
+            trace_t.data(),
+        )
+    )
+    if args.skip_torch:
+        rows.append(
+            Row(
+                "process",
+                "ragcli ask --mode standard (extractive)",
+                str(ask_t),
+                data=ask_t.data(),
+            )
+        )
+        rows.append(
+            skipped("process", "import sentence-transformers + embed one query", "--skip-torch")
+        )
+    else:
+        st_code = (
+            "from sentence_transformers import SentenceTransformer\n"
+            "from ragcli.store.embedder import bundled_model_dir\n"
+            "SentenceTransformer(str(bundled_model_dir()), device='cpu').encode(['a query'])\n"
+        )
+        st_env = env | {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_VERBOSITY": "error"}
+        st_t = median_timing([sys.executable, "-c", st_code], work, st_env, repeats)
+        ask_ratio = ask_t.wall / st_t.wall
+        rows.append(
+            Row(
+                "process",
+                "ragcli ask --mode standard (extractive)",
+                f"{ask_t} = {ask_ratio:.2f} × the sentence-transformers process",
+                "≤ 0.5 ×",
+                ask_ratio <= 0.5,
+                ask_t.data() | {"ratio_to_st_process": round(ask_ratio, 3)},
+            )
+        )
+        rows.append(
+            Row(
+                "process",
+                "import sentence-transformers + embed one query",
+                str(st_t),
+                data=st_t.data(),
+            )
+        )
+
+    # 5. Retrieval latency in process: embed the query, search the collection.
+    from ragcli import app as service
+    from ragcli.config import load_settings
+    from ragcli.store.retriever import Retriever
+
+    settings = load_settings(None, {"store.path": str(store)}, environ={})
+    retriever = Retriever(service.vector_store(settings), onnx, settings.store.collection)
+    sample = (queries * (args.queries // max(1, len(queries)) + 1))[: args.queries]
+    retriever.search(sample[0], settings.retrieval.top_k)  # warm up
+    latencies = []
+    for query in sample:
+        started = time.perf_counter()
+        retriever.search(query, settings.retrieval.top_k)
+        latencies.append((time.perf_counter() - started) * 1000)
+    p50, p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)
+    rows.append(
+        Row(
+            "retrieval",
+            f"latency over {len(sample)} queries (top {settings.retrieval.top_k})",
+            f"p50 {p50:.1f} ms, p95 {p95:.1f} ms",
+            data={"queries": len(sample), "p50_ms": round(p50, 2), "p95_ms": round(p95, 2)},
+        )
+    )
+
+    # 6. Each registered mode against a model that answers after 300 ms.
+    rows.extend(mode_rows(store, question, say, args.skip_modes))
+    return rows
+
+
+# Modes measured a second time with every source graded ambiguous, so they search the web
+# (when tests/stubs.py has a Tavily stub to search).
+WEB_ROUTE_MODES = ("crag",)
+
+
+def mode_rows(store: Path, question: str, say, skip: bool) -> list[Row]:
+    from ragcli.pipeline.modes import MODES
+
+    if skip:
+        return [skipped("modes", name, "--skip-modes", target_text(name)) for name in MODES]
+    import tests.stubs
+
+    web_stub = getattr(tests.stubs, "TavilyStub", None)
+    with contextlib.ExitStack() as stack:
+        stub = stack.enter_context(make_timed_stub())
+        overrides = {
+            "store.path": str(store),
+            "llm.provider": "openai",
+            "llm.base_url": stub.base_url,
+            "llm.api_key": "stub",
+            "llm.max_retries": 0,
+        }
+        if web_stub is not None:
+            hit = {"title": "A web page", "url": "https://example.com/a", "content": question}
+            web = stack.enter_context(web_stub([hit]))
+            overrides |= {"web.provider": "tavily", "web.base_url": web.url, "web.api_key": "x"}
+        runs = [(name, name, "correct") for name in MODES]
+        if web_stub is not None:
+            runs += [(f"{m}, web route", m, "ambiguous") for m in WEB_ROUTE_MODES if m in MODES]
+        rows = []
+        for label, mode, grade in runs:
+            say(f"mode {label} against the stub model")
+            stub.default = functools.partial(stub_reply, grade=grade)
+            rows.append(measure_mode(stub, overrides, question, label, mode))
+    return rows
+
+
+def measure_mode(stub, overrides: dict[str, Any], question: str, label: str, mode: str) -> Row:
+    from ragcli import app as service
+    from ragcli.config import load_settings
+
+    settings = load_settings(None, overrides, environ={})
+    service.ask(settings, question, mode="standard")  # warm up: the embedder, the client
+    stub.intervals.clear()
+    before = len(stub.requests)
+    started = time.perf_counter()
+    result = service.ask(settings, question, mode=mode)
+    seconds = time.perf_counter() - started
+    calls = len(stub.requests) - before
+    rounds = sequential_rounds(stub.intervals)
+    web = int(getattr(result.usage, "web_searches", 0) or 0)
+    target = ROUND_TRIP_TARGETS.get(mode)
+    return Row(
+        "modes",
+        label,
+        f"{plural(calls, 'model call')} in {plural(rounds, 'round trip')}"
+        + (f" + {plural(web, 'web search')}" if web else "")
+        + f", {seconds:.2f} s",
+        target_text(mode),
+        None if target is None else rounds <= target,
+        {
+            "model_calls": calls,
+            "round_trips": rounds,
+            "web_searches": web,
+            "seconds": round(seconds, 3),
+            "answer_type": result.answer_type,
+        },
+    )
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def target_text(mode: str) -> str:
+    target = ROUND_TRIP_TARGETS.get(mode)
+    if target is None:
+        return ""
+    return f"{target} round trip{'s' if target > 1 else ''}" + (" + web" if mode == "crag" else "")
+
+
+# --- output --------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, Any]:
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    ram_gib = None
+    try:
+        pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        ram_gib = round(pages / 2**30, 1)
+    except (ValueError, OSError):
+        pass
+    return {
+        "load_average_1min": round(os.getloadavg()[0], 1),
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "ram_gib": ram_gib,
+        "python": sys.version.split()[0],
+    }
+
+
+SECTIONS = {
+    "embed": "1. raw embedding, the same chunks",
+    "ingest": "2-3. ragcli ingest",
+    "process": "4. process wall time",
+    "retrieval": "5. retrieval, in process",
+    "modes": f"6. modes, stub model answering after {STUB_DELAY * 1000:.0f} ms",
+}
+
+
+def print_table(rows: list[Row], info: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="ragcli benchmark", title_justify="left")
+    table.add_column("", no_wrap=True)
+    table.add_column("measured")
+    table.add_column("target", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    section = None
+    for row in rows:
+        if row.section != section:
+            section = row.section
+            table.add_row(f"[bold]{SECTIONS[section]}[/]", "", "", "")
+        verdict = {True: "[green]PASS[/]", False: "[red]FAIL[/]", None: ""}[row.passed]
+        table.add_row(f"  {row.name}", row.value, row.target, verdict)
+    console = Console(width=max(150, Console().width))
+    console.print(table)
+    console.print(
+        f"machine: {info['nproc']} CPUs ({info['cpu']}), {info['ram_gib']} GiB RAM, "
+        f"Python {info['python']}; {info['documents']} abstracts, {info['chunks']} chunks; "
+        f"all rows from one run of {info['seconds']} s; 1-minute load average "
+        f"{info['load_average_1min']} at the start, {info.get('load_average_end', '?')} at the end"
+    )
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        help=f"BEIR-format SciFact folder (default {DEFAULT_DATA})",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help=f"the first {QUICK_LIMIT} abstracts only"
+    )
+    parser.add_argument("--limit", type=int, help="the first N abstracts only")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=5,
+        help="runs per process timing; the median is shown (default 5)",
+    )
+    parser.add_argument(
+        "--queries", type=int, default=100, help="queries for the retrieval latency (default 100)"
+    )
+    parser.add_argument(
+        "--skip-torch",
+        action="store_true",
+        help="skip the sentence-transformers rows (they import torch)",
+    )
+    parser.add_argument("--skip-modes", action="store_true", help="skip the per-mode rows")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args(argv)
+    if not args.data.is_dir():
+        parser.error(f"--data {args.data}: no such folder (the SciFact corpus in BEIR format)")
+    if args.repeats < 1 or args.queries < 1 or (args.limit is not None and args.limit < 1):
+        parser.error("--repeats, --queries and --limit must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    started = time.perf_counter()
+    info = machine()
+    rows = run(args, info)
+    info["seconds"] = round(time.perf_counter() - started)
+    info["load_average_end"] = round(os.getloadavg()[0], 1)
+    if args.json:
+        print(json.dumps({"machine": info, "rows": [r.to_dict() for r in rows]}, indent=2))
+    else:
+        print_table(rows, info)
+    return 0 if all(r.passed is not False for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

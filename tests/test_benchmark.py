@@ -1,0 +1,89 @@
+"""scripts/benchmark.py runs end to end on a tiny BEIR-format corpus and prints every row."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+
+from ragcli.pipeline.modes import MODES
+from tests.conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import benchmark  # noqa: E402
+
+TOPICS = ["backups", "sync conflicts", "sharing links", "billing plans", "restore points"]
+
+
+def tiny_beir(folder):
+    folder.mkdir()
+    with open(folder / "corpus.jsonl", "w") as f:
+        for n in range(24):
+            topic = TOPICS[n % len(TOPICS)]
+            text = f"Document {n} explains {topic}. It says how {topic} work in version {n}."
+            f.write(json.dumps({"_id": str(n), "title": f"About {topic}", "text": text}) + "\n")
+    with open(folder / "queries.jsonl", "w") as f:
+        for n, topic in enumerate(TOPICS):
+            f.write(json.dumps({"_id": f"q{n}", "text": f"How do {topic} work?"}) + "\n")
+    return folder
+
+
+def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
+    data = tiny_beir(tmp_path / "tiny")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    args = benchmark.parse_args(
+        ["--data", str(data), "--limit", "20", "--repeats", "1", "--queries", "5", "--skip-torch"]
+    )
+    info = benchmark.machine()
+    rows = benchmark.run(args, info)
+    assert list(scratch.iterdir()) == []  # the corpus and store it wrote are gone
+    names = [(r.section, r.name) for r in rows]
+    assert names[:2] == [("embed", "sentence-transformers (torch)"), ("embed", "ONNX Runtime")]
+    assert [n for s, n in names if s == "ingest"] == [
+        "ragcli ingest (process wall)",
+        "re-ingest, unchanged corpus",
+    ]
+    assert len([n for s, n in names if s == "process"]) == 4
+    assert [n for s, n in names if s == "modes"] == list(MODES)  # every registered mode
+
+    by_name = {r.name: r for r in rows}
+    assert info["documents"] == 20
+    ingest = by_name["ragcli ingest (process wall)"].data
+    assert ingest["chunks"] == 20 and ingest["ratio_to_raw_onnx"] > 0
+    again = by_name["re-ingest, unchanged corpus"].data
+    assert again["chunks"] == 0 and 0 < again["ratio_to_first"] < 1
+    latency = next(r for r in rows if r.section == "retrieval").data
+    assert latency["queries"] == 5 and 0 < latency["p50_ms"] <= latency["p95_ms"]
+    standard = by_name["standard"]
+    # One call to a model that waits 300 ms: one round trip, at least 0.3 s.
+    assert standard.data["model_calls"] == 1 and standard.data["round_trips"] == 1
+    assert standard.data["seconds"] >= benchmark.STUB_DELAY and standard.passed is True
+    assert by_name["ragcli --help"].target == "≤ 0.3 s"
+
+    info["seconds"] = 1
+    benchmark.print_table(rows, info)
+    table = capsys.readouterr().out
+    for row in rows:
+        assert row.name in table and row.value.split()[0] in table
+    assert "PASS" in table and "skipped (--skip-torch)" in table and "machine: " in table
+    json.dumps([r.to_dict() for r in rows])  # --json can print every row
+
+
+def test_sequential_rounds_counts_overlapping_calls_once():
+    # decompose; three sub-answers in parallel; synthesize
+    calls = [(0.0, 0.3), (0.31, 0.61), (0.32, 0.62), (0.33, 0.63), (0.64, 0.94)]
+    assert benchmark.sequential_rounds(calls) == 3
+    assert benchmark.sequential_rounds([(0, 1), (1, 2)]) == 2
+    assert benchmark.sequential_rounds([]) == 0
+
+
+def test_stub_replies_fit_each_role():
+    def ask(prompt):
+        return benchmark.stub_reply({"messages": [{"role": "user", "content": prompt}]})
+
+    assert json.loads(ask('Reply with JSON only: {"grades": [...]}'))["grades"][0]["score"] == 0.9
+    assert json.loads(ask("Reply with a JSON array of strings only."))[0].endswith("?")
+    assert "reflection_score" in json.loads(ask('{"reflection_score": 0.0-1.0}'))
+    assert "[1]" in ask("Answer the question from the sources.")

@@ -1,0 +1,176 @@
+"""The fast path: `ask` never imports torch, ingest overlaps reading with embedding and
+writes each flush in one go (one Chroma upsert, one manifest transaction)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from ragcli import app as service
+from ragcli.ingest.prefetch import prefetch
+from ragcli.store.manifest import FileRecord, Manifest
+from ragcli.store.vectors import VectorStore
+from tests.conftest import ROOT, settings_for
+
+HEAVY = ("torch", "sentence_transformers", "transformers")
+
+
+def test_ask_with_onnx_imports_no_torch(sample_store, tmp_path):
+    """A real `ragcli ask` over an ingested store, in a fresh process."""
+    code = (
+        "import json, sys\n"
+        f"sys.argv = ['ragcli', 'ask', 'How do I restore a backup?', '--llm', 'extractive',"
+        f" '--store', {str(sample_store)!r}, '--json']\n"
+        "from ragcli.cli import app\n"
+        "try:\n    app()\nexcept SystemExit as exit:\n    code = exit.code\nelse:\n    code = 0\n"
+        f"heavy = sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))\n"
+        "print(json.dumps({'exit': code, 'heavy': heavy}))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
+    lines = out.stdout.strip().splitlines()
+    status = json.loads(lines[-1])
+    answer = json.loads("\n".join(lines[:-1]))
+    assert status == {"exit": 0, "heavy": []}, out.stderr[-2000:]
+    assert answer["sources"] and answer["answer"]
+
+
+# --- prefetch ------------------------------------------------------------------------------
+
+
+def test_prefetch_keeps_order_and_works_ahead():
+    started = []
+
+    def work(n: int) -> int:
+        started.append(n)
+        return n * n
+
+    results = prefetch(range(20), work, ahead=4)
+    assert next(results) == 0
+    deadline = time.monotonic() + 5
+    while len(started) < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    # While the consumer holds item 0, the worker has prepared the next ones (up to `ahead`).
+    assert 5 <= len(started) <= 7
+    assert list(results) == [n * n for n in range(1, 20)]
+
+
+def test_prefetch_raises_at_the_failing_item():
+    def work(n: int) -> int:
+        if n == 3:
+            raise ValueError("item 3 is bad")
+        return n
+
+    seen = []
+    with pytest.raises(ValueError, match="item 3 is bad"):
+        for value in prefetch(range(10), work):
+            seen.append(value)
+    assert seen == [0, 1, 2]
+
+
+def test_prefetch_stops_its_worker_when_the_consumer_stops():
+    calls = []
+    for value in prefetch(range(1000), lambda n: calls.append(n) or n, ahead=2):
+        if value == 1:
+            break
+    time.sleep(0.3)
+    assert len(calls) < 10
+    assert not [t for t in threading.enumerate() if t.name == "ragcli-prefetch"]
+
+
+# --- batched writes ------------------------------------------------------------------------
+
+
+def _record(path: str) -> FileRecord:
+    return FileRecord("docs", path, "abc", 1, 2, "txt", 3, None, "now")
+
+
+def test_manifest_batch_writes_once_at_the_end(tmp_path):
+    manifest = Manifest(tmp_path / "m.sqlite")
+    other = sqlite3.connect(tmp_path / "m.sqlite")
+    with manifest.batch():
+        manifest.put(_record("/a"))
+        manifest.put(_record("/b"))
+        assert manifest.get("docs", "/a") == _record("/a")  # visible to its own reads
+        assert other.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 0
+    assert other.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 2
+
+
+def test_manifest_batch_writes_nothing_when_it_raises(tmp_path):
+    manifest = Manifest(tmp_path / "m.sqlite")
+    with pytest.raises(RuntimeError), manifest.batch():
+        manifest.put(_record("/a"))
+        raise RuntimeError
+    assert manifest.files("docs") == []
+    manifest.put(_record("/b"))  # and it is not left batching
+    assert [r.path for r in Manifest(tmp_path / "m.sqlite").files("docs")] == ["/b"]
+
+
+def _upsert(store: VectorStore, ids: list[str]) -> None:
+    vectors = np.random.default_rng(0).random((len(ids), 4), dtype=np.float32)
+    store.upsert("docs", ids, [f"text {i}" for i in ids], vectors, [{"n": 1} for _ in ids])
+
+
+def test_vector_store_batch_is_one_upsert(tmp_path, monkeypatch):
+    store = VectorStore(tmp_path)
+    _upsert(store, ["seed"])
+    calls = []
+    collection = store.collection("docs")
+    real = collection.upsert
+    monkeypatch.setattr(collection, "upsert", lambda **kw: calls.append(kw) or real(**kw))
+    with store.batch():
+        _upsert(store, ["a", "b"])
+        _upsert(store, ["c"])
+        assert store.count("docs") == 1
+    assert store.count("docs") == 4 and len(calls) == 1
+    with pytest.raises(RuntimeError), store.batch():
+        _upsert(store, ["d"])
+        raise RuntimeError
+    assert store.count("docs") == 4
+
+
+def test_ingest_writes_one_upsert_and_one_commit_per_flush(tmp_path, monkeypatch):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for n in range(12):
+        (corpus / f"note{n:02}.txt").write_text(f"Note {n}: the backup of volume {n} is kept.")
+    ingestor = service.ingestor(settings_for(tmp_path / "store"))
+    from chromadb.api.models.Collection import Collection
+
+    upserts, commits = [], []
+    real_upsert = Collection.upsert
+
+    def counting_upsert(self, **kwargs):
+        upserts.append(len(kwargs["ids"]))
+        return real_upsert(self, **kwargs)
+
+    monkeypatch.setattr(Collection, "upsert", counting_upsert)
+    real_write = ingestor.manifest._write
+
+    def counting_write(records):
+        commits.append(len(records))
+        return real_write(records)
+
+    monkeypatch.setattr(ingestor.manifest, "_write", counting_write)
+    report = ingestor.run([corpus], "docs")
+    assert report.count("new") == 12 and report.chunks_added == 12
+    # Twelve files, one flush: one Chroma upsert of 12 chunks, one manifest transaction.
+    assert upserts == [12] and commits == [12]
+    assert ingestor.store.count("docs") == 12
+    assert len(ingestor.manifest.files("docs")) == 12
+
+
+def test_benchmark_default_data_is_beside_the_repository():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import benchmark
+
+    assert benchmark.DEFAULT_DATA.parts[-3:] == ("shared", "eval", "scifact")
+    assert ROOT.is_relative_to(benchmark.DEFAULT_DATA.parent.parent.parent)
