@@ -4,20 +4,16 @@ writes each flush in one go (one Chroma upsert, one manifest transaction)."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
 import threading
 import time
 
-import numpy as np
 import pytest
 
-from ragcli import app as service
 from ragcli.ingest.prefetch import prefetch
-from ragcli.store.manifest import FileRecord, Manifest
-from ragcli.store.vectors import VectorStore
-from tests.conftest import ROOT, settings_for
+from ragcli.store.manifest import FileRecord
+from tests.conftest import ROOT
 
 HEAVY = ("torch", "sentence_transformers", "transformers")
 
@@ -91,81 +87,6 @@ def test_prefetch_stops_its_worker_when_the_consumer_stops():
 
 def _record(path: str) -> FileRecord:
     return FileRecord("docs", path, "abc", 1, 2, "txt", 3, None, "now")
-
-
-def test_manifest_batch_writes_once_at_the_end(tmp_path):
-    manifest = Manifest(tmp_path / "m.sqlite")
-    other = sqlite3.connect(tmp_path / "m.sqlite")
-    with manifest.batch():
-        manifest.put(_record("/a"))
-        manifest.put(_record("/b"))
-        assert manifest.get("docs", "/a") == _record("/a")  # visible to its own reads
-        assert other.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 0
-    assert other.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 2
-
-
-def test_manifest_batch_writes_nothing_when_it_raises(tmp_path):
-    manifest = Manifest(tmp_path / "m.sqlite")
-    with pytest.raises(RuntimeError), manifest.batch():
-        manifest.put(_record("/a"))
-        raise RuntimeError
-    assert manifest.files("docs") == []
-    manifest.put(_record("/b"))  # and it is not left batching
-    assert [r.path for r in Manifest(tmp_path / "m.sqlite").files("docs")] == ["/b"]
-
-
-def _upsert(store: VectorStore, ids: list[str]) -> None:
-    vectors = np.random.default_rng(0).random((len(ids), 4), dtype=np.float32)
-    store.upsert("docs", ids, [f"text {i}" for i in ids], vectors, [{"n": 1} for _ in ids])
-
-
-def test_vector_store_batch_is_one_upsert(tmp_path, monkeypatch):
-    store = VectorStore(tmp_path)
-    _upsert(store, ["seed"])
-    calls = []
-    collection = store.collection("docs")
-    real = collection.upsert
-    monkeypatch.setattr(collection, "upsert", lambda **kw: calls.append(kw) or real(**kw))
-    with store.batch():
-        _upsert(store, ["a", "b"])
-        _upsert(store, ["c"])
-        assert store.count("docs") == 1
-    assert store.count("docs") == 4 and len(calls) == 1
-    with pytest.raises(RuntimeError), store.batch():
-        _upsert(store, ["d"])
-        raise RuntimeError
-    assert store.count("docs") == 4
-
-
-def test_ingest_writes_one_upsert_and_one_commit_per_flush(tmp_path, monkeypatch):
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for n in range(12):
-        (corpus / f"note{n:02}.txt").write_text(f"Note {n}: the backup of volume {n} is kept.")
-    ingestor = service.ingestor(settings_for(tmp_path / "store"))
-    from chromadb.api.models.Collection import Collection
-
-    upserts, commits = [], []
-    real_upsert = Collection.upsert
-
-    def counting_upsert(self, **kwargs):
-        upserts.append(len(kwargs["ids"]))
-        return real_upsert(self, **kwargs)
-
-    monkeypatch.setattr(Collection, "upsert", counting_upsert)
-    real_write = ingestor.manifest._write
-
-    def counting_write(records):
-        commits.append(len(records))
-        return real_write(records)
-
-    monkeypatch.setattr(ingestor.manifest, "_write", counting_write)
-    report = ingestor.run([corpus], "docs")
-    assert report.count("new") == 12 and report.chunks_added == 12
-    # Twelve files, one flush: one Chroma upsert of 12 chunks, one manifest transaction.
-    assert upserts == [12] and commits == [12]
-    assert ingestor.store.count("docs") == 12
-    assert len(ingestor.manifest.files("docs")) == 12
 
 
 def test_benchmark_default_data_is_beside_the_repository():

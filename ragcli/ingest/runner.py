@@ -279,13 +279,11 @@ class Ingestor:
         self.manifest.begin_many(collection, [(item.key, item.sha256) for item in pending])
         crash_point("after_journal")
         offset = 0
-        # One Chroma upsert and one manifest transaction per flush, chunks before manifest.
-        with self.manifest.batch(), self.store.batch():
-            for item in pending:
-                count = len(item.chunks)
-                item_vectors = vectors[offset : offset + count]
-                offset += count
-                self._store_file(item, item_vectors, collection, report)
+        for item in pending:
+            count = len(item.chunks)
+            item_vectors = vectors[offset : offset + count]
+            offset += count
+            self._store_file(item, item_vectors, collection, report)
         self._checkpoint(collection)
         return len(texts)
 

@@ -5,10 +5,8 @@ leaves files that look new or changed, and the next run redoes exactly those."""
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 import threading
-from collections.abc import Iterator
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
@@ -32,7 +30,6 @@ class Manifest:
         # Ingest reads the manifest from its prefetch thread: one lock serialises all use.
         self.db = sqlite3.connect(path, timeout=30, check_same_thread=False)
         self._lock = threading.RLock()
-        self._batch: dict[tuple[str, str], FileRecord] | None = None
         self.db.execute("PRAGMA journal_mode=WAL")
         with self.db:
             self.db.execute(
@@ -64,8 +61,6 @@ class Manifest:
 
     def get(self, collection: str, path: str) -> FileRecord | None:
         with self._lock:
-            if self._batch is not None and (collection, path) in self._batch:
-                return self._batch[(collection, path)]
             row = self.db.execute(
                 "SELECT * FROM files WHERE collection = ? AND path = ?", (collection, path)
             ).fetchone()
@@ -73,9 +68,6 @@ class Manifest:
 
     def put(self, record: FileRecord) -> None:
         with self._lock:
-            if self._batch is not None:
-                self._batch[(record.collection, record.path)] = record
-                return
             self._write([record])
 
     def _write(self, records: list[FileRecord]) -> None:
@@ -84,28 +76,6 @@ class Manifest:
                 "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [astuple(r) for r in records],
             )
-
-    @contextlib.contextmanager
-    def batch(self) -> Iterator[None]:
-        """Puts inside the block are written in one transaction when it ends (one commit
-        per ingest flush instead of one per file), or not at all if it raises."""
-        with self._lock:
-            nested = self._batch is not None
-            if not nested:
-                self._batch = {}
-        if nested:  # already batching: the outer block writes
-            yield
-            return
-        try:
-            yield
-            with self._lock:
-                records = list(self._batch.values())
-                self._batch = None
-                if records:
-                    self._write(records)
-        finally:
-            with self._lock:
-                self._batch = None
 
     def remove(self, collection: str, path: str) -> None:
         with self._lock, self.db:

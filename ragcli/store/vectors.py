@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -54,7 +52,6 @@ class VectorStore:
             )
             self.location = str(store_dir)
         self._collections: dict[str, Any] = {}
-        self._buffers: dict[str, list[tuple[list, list, Any, list]]] | None = None
 
     def collection(self, name: str, create: bool = False):
         if name not in self._collections:
@@ -87,9 +84,6 @@ class VectorStore:
         embeddings: Any,
         metadatas: list[dict[str, Any]],
     ) -> None:
-        if self._buffers is not None:
-            self._buffers.setdefault(name, []).append((ids, texts, embeddings, metadatas))
-            return
         collection = self.collection(name, create=True)
         # Chroma rejects None values: absent fields are simply left out.
         clean = [{k: v for k, v in m.items() if v is not None} for m in metadatas]
@@ -111,31 +105,6 @@ class VectorStore:
         for start in range(0, len(ids), step):
             part = ids[start : start + step]
             collection.update(ids=part, metadatas=[dict(values) for _ in part])
-
-    @contextlib.contextmanager
-    def batch(self) -> Iterator[None]:
-        """Upserts inside the block reach Chroma as one call per collection when it ends:
-        each call costs tens of milliseconds whatever its size. Nothing is written if the
-        block raises; reads inside it do not see the buffered chunks."""
-        import numpy as np
-
-        if self._buffers is not None:  # already batching: the outer block writes
-            yield
-            return
-        self._buffers = {}
-        try:
-            yield
-            buffers, self._buffers = self._buffers, None
-            for name, parts in buffers.items():
-                self.upsert(
-                    name,
-                    [i for part in parts for i in part[0]],
-                    [t for part in parts for t in part[1]],
-                    np.concatenate([np.asarray(part[2], dtype=np.float32) for part in parts]),
-                    [m for part in parts for m in part[3]],
-                )
-        finally:
-            self._buffers = None
 
     def delete(self, name: str, where: dict[str, Any] | None = None, ids: list[str] | None = None):
         collection = self.collection(name)
