@@ -71,7 +71,7 @@ def sources_table(sources: list[dict[str, Any]], title: str = "Sources") -> Tabl
         components = source.get("component_scores") or {}
         score = fmt(source.get("score"))
         if len(components) > 1:
-            score += "\n" + " ".join(f"{k} {v:.2f}" for k, v in components.items())
+            score += "".join(f"\n{k} {v:.2f}" for k, v in components.items())
         preview = (meta.get("content_preview") or source.get("content", "")[:100]).replace(
             "\n", " "
         )
