@@ -48,10 +48,7 @@ class Chunker:
         self.overlap = min(overlap_tokens, self.budget // 4)
 
     def chunk(self, sections: list[Section]) -> list[Chunk]:
-        chunks: list[Chunk] = []
-        for section in sections:
-            chunks.extend(self._chunk_section(section))
-        return chunks
+        return list(self.iter_chunks(sections))
 
     def iter_chunks(self, sections: Iterable[Section]) -> Iterator[Chunk]:
         """Chunks one section at a time, for files too large to hold in memory."""

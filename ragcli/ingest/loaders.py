@@ -62,21 +62,28 @@ def load(path: Path) -> LoadedFile:
     return loaded
 
 
+# Encodings tried in order, with the note each one leaves. Not UTF-8: Windows-1252, then
+# Latin-1 (which decodes any bytes), are by far the most common other encodings of text.
+ENCODINGS: tuple[tuple[str, list[str]], ...] = (
+    ("utf-8-sig", []),
+    ("cp1252", ["not UTF-8: decoded as Windows-1252"]),
+    ("latin-1", ["not UTF-8: decoded as Latin-1"]),
+)
+
+
 def read_text(path: Path) -> tuple[str, list[str]]:
     data = path.read_bytes()
     if not data.strip():
         raise LoadError("empty file")
     if b"\x00" in data[:8192]:
         raise LoadError("binary file (contains NUL bytes)")
-    try:
-        return data.decode("utf-8-sig"), []
-    except UnicodeDecodeError:
-        pass
-    # Not UTF-8: Windows-1252 / Latin-1 is by far the most common other encoding of text.
-    try:
-        return data.decode("cp1252"), ["not UTF-8: decoded as Windows-1252"]
-    except UnicodeDecodeError:
-        return data.decode("latin-1"), ["not UTF-8: decoded as Latin-1"]
+    for encoding, note in ENCODINGS[:-1]:
+        try:
+            return data.decode(encoding), list(note)
+        except UnicodeDecodeError:
+            continue
+    encoding, note = ENCODINGS[-1]
+    return data.decode(encoding), list(note)
 
 
 def _text_sections(text: str) -> list[Section]:

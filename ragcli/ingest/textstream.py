@@ -10,16 +10,15 @@ import codecs
 from collections.abc import Iterator
 from pathlib import Path
 
-from ragcli.ingest.loaders import LoadError
+from ragcli.ingest.loaders import ENCODINGS, LoadError
 
 BLOCK = 1 << 20  # bytes read at a time; pieces of text are about this long
 
 
 def scan_text(path: Path) -> tuple[str, list[str]]:
     """The encoding to read `path` with and a note when it is not UTF-8."""
-    decoders = {
-        name: codecs.getincrementaldecoder(name)() for name in ("utf-8-sig", "cp1252")
-    }
+    # The last encoding decodes any bytes: only the ones before it can fail.
+    decoders = {name: codecs.getincrementaldecoder(name)() for name, _ in ENCODINGS[:-1]}
     seen_text = False
     with path.open("rb") as handle:
         while block := handle.read(BLOCK):
@@ -38,12 +37,11 @@ def scan_text(path: Path) -> tuple[str, list[str]]:
                 del decoders[name]
     if not seen_text:
         raise LoadError("empty file")
-    if "utf-8-sig" in decoders:
-        return "utf-8-sig", []
-    # Not UTF-8: Windows-1252 / Latin-1 is by far the most common other encoding of text.
-    if "cp1252" in decoders:
-        return "cp1252", ["not UTF-8: decoded as Windows-1252"]
-    return "latin-1", ["not UTF-8: decoded as Latin-1"]
+    for name, note in ENCODINGS[:-1]:
+        if name in decoders:
+            return name, list(note)
+    name, note = ENCODINGS[-1]
+    return name, list(note)
 
 
 def _cut(text: str) -> int:
