@@ -77,6 +77,26 @@ def lexical_indexes(settings: Settings):
     return LexicalIndexes(store_dir(settings))
 
 
+def retriever(settings: Settings, store, emb, collection: str):
+    """Search over one collection in the configured retrieval mode."""
+    from ragcli.store.retriever import Retriever
+
+    return Retriever(
+        store,
+        emb,
+        collection,
+        mode=settings.retrieval.mode,
+        lexical=lexical_indexes(settings),
+        options=settings.retrieval,
+    )
+
+
+def term_stats(search) -> Callable:
+    """The retriever's BM25 index (repaired when it lags), whose statistics the extractive
+    backend weighs query terms by."""
+    return lambda: search.lexical.searchable(search.collection, search.store)
+
+
 def backend_info(settings: Settings, llm_model: str, embedder_name: str) -> dict[str, str]:
     from ragcli.llm import chosen_provider
     from ragcli.web import chosen_web
@@ -102,7 +122,6 @@ def ask(
     from ragcli.llm import make_llm
     from ragcli.pipeline.context import RunContext
     from ragcli.pipeline.modes import MODES
-    from ragcli.store.retriever import Retriever
     from ragcli.web import make_web
 
     started = time.perf_counter()
@@ -119,17 +138,8 @@ def ask(
             "run `ragcli ingest PATH` first"
         )
     emb = loading.result()
-    lexical = lexical_indexes(settings)
-    retriever = Retriever(
-        store,
-        emb,
-        collection,
-        mode=settings.retrieval.mode,
-        lexical=lexical,
-        options=settings.retrieval,
-    )
-    # The extractive backend weighs query terms by the same BM25 statistics.
-    llm = make_llm(settings, emb, term_stats=lambda: lexical.searchable(collection, store))
+    search = retriever(settings, store, emb, collection)
+    llm = make_llm(settings, emb, term_stats=term_stats(search))
     web = make_web(settings)
     trace = Trace(
         question=question,
@@ -138,7 +148,7 @@ def ask(
         backend=backend_info(settings, llm.model, emb.name),
     )
     ctx = RunContext(
-        settings=settings, retriever=retriever, llm=llm, trace=trace, web=web, on_token=on_token
+        settings=settings, retriever=search, llm=llm, trace=trace, web=web, on_token=on_token
     )
     result = MODES[mode](ctx, question)
     trace.total_ms = round((time.perf_counter() - started) * 1000, 1)

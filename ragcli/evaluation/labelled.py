@@ -117,7 +117,6 @@ def calibrate(
         precision_recall,
     )
     from ragcli.llm.extractive import ExtractiveBackend
-    from ragcli.store.retriever import Retriever
 
     pairs = load_labelled(path)
     if all(source is None for _, source, _ in pairs) or all(source for _, source, _ in pairs):
@@ -129,15 +128,8 @@ def calibrate(
     if store.count(collection) == 0:
         raise ConfigError(f"collection {collection!r} is empty: run `ragcli ingest PATH` first")
     embedder = service.embedder(settings)
-    retriever = Retriever(
-        store,
-        embedder,
-        collection,
-        mode=settings.retrieval.mode,
-        lexical=service.lexical_indexes(settings),
-        options=settings.retrieval,
-    )
-    backend = ExtractiveBackend(embedder, settings)
+    retriever = service.retriever(settings, store, embedder, collection)
+    backend = ExtractiveBackend(embedder, settings, term_stats=service.term_stats(retriever))
     top_k = settings.retrieval.top_k
     labelled = label_questions(
         pairs, lambda q: retriever.search(q, top_k), backend.features, progress
