@@ -50,6 +50,13 @@ class ChunkGrade(BaseModel):
     rationale: str = ""
 
 
+class Grading(BaseModel):
+    grades: list[ChunkGrade]
+    # A model grader that sees no correct source proposes a search query for what is
+    # missing in the same reply, which spares crag's rewrite a model round trip.
+    better_query: str = ""
+
+
 class Reflection(BaseModel):
     answer_grounded: bool = False
     hallucination_detected: bool = False

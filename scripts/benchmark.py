@@ -24,7 +24,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -192,34 +191,23 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
-def sequential_rounds(intervals: list[tuple[float, float]]) -> int:
-    """Model round trips a user waits for one after another: calls that overlap in time
-    (sent concurrently) count once."""
-    rounds = 0
-    busy_until = float("-inf")
-    for start, end in sorted(intervals):
-        if start >= busy_until:
-            rounds += 1
-            busy_until = end
-        else:
-            busy_until = max(busy_until, end)
-    return rounds
-
-
-GRADES = {"correct": 0.9, "ambiguous": 0.5}
+GRADES = {"correct": 0.9, "ambiguous": 0.5, "incorrect": 0.1}
 
 
 def stub_reply(body: dict, grade: str = "correct") -> str:
     """A plausible reply for each model role, recognised from the JSON shape its prompt asks
-    for, so every mode runs its normal path (no fallbacks) against the stub. Every source is
-    graded `grade`: "ambiguous" sends crag to the web."""
+    for, so every mode runs its normal path (no fallbacks) against the stub. Documents are
+    graded `grade` ("incorrect" or "ambiguous" send crag to the web), web results correct;
+    a grader that finds nothing correct proposes a better query, as the prompt asks."""
     prompt = str(body["messages"][-1]["content"])
     if '"grades"' in prompt:
+        label = "correct" if 'type="web"' in prompt else grade
         grades = [
-            {"id": i, "score": GRADES[grade], "label": grade, "rationale": "on topic"}
+            {"id": i, "score": GRADES[label], "label": label, "rationale": "on topic"}
             for i in range(1, 21)
         ]
-        return json.dumps({"grades": grades})
+        better = "" if label == "correct" else "a more specific query"
+        return json.dumps({"grades": grades, "better_query": better})
     if "reflection_score" in prompt:
         return json.dumps(
             {
@@ -241,22 +229,7 @@ def stub_reply(body: dict, grade: str = "correct") -> str:
 def make_timed_stub():
     from tests.stubs import OpenAIStub
 
-    class TimedOpenAIStub(OpenAIStub):
-        """OpenAIStub that also keeps when each call started and ended."""
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.intervals: list[tuple[float, float]] = []
-            self._times = threading.Lock()
-
-        def handle(self, path: str, body: dict, headers: dict) -> tuple[int, dict, str]:
-            started = time.perf_counter()
-            reply = super().handle(path, body, headers)
-            with self._times:
-                self.intervals.append((started, time.perf_counter()))
-            return reply
-
-    return TimedOpenAIStub(default=stub_reply, delay=STUB_DELAY)
+    return OpenAIStub(default=stub_reply, delay=STUB_DELAY)
 
 
 # --- the run -------------------------------------------------------------------------------
@@ -470,16 +443,29 @@ def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[
     return rows
 
 
-# Modes measured a second time with every source graded ambiguous, so they search the web
-# (when tests/stubs.py has a Tavily stub to search).
-WEB_ROUTE_MODES = ("crag",)
+# crag measured again on the routes that search the web (when tests/stubs.py has a Tavily
+# stub): documents graded incorrect go to the web only; graded ambiguous, they first get a
+# rewrite (its regrade is one more round trip), then documents + web. Web results are
+# graded correct, as on-topic results are.
+WEB_ROUTES = (
+    ("crag, web route", "incorrect", 2),
+    ("crag, rewrite, then documents + web", "ambiguous", 3),
+)
 
 
 def mode_rows(store: Path, question: str, say, skip: bool) -> list[Row]:
     from ragcli.pipeline.modes import MODES
 
     if skip:
-        return [skipped("modes", name, "--skip-modes", target_text(name)) for name in MODES]
+        return [
+            skipped(
+                "modes",
+                name,
+                "--skip-modes",
+                target_text(ROUND_TRIP_TARGETS.get(name), name == "crag"),
+            )
+            for name in MODES
+        ]
     import tests.stubs
 
     web_stub = getattr(tests.stubs, "TavilyStub", None)
@@ -496,18 +482,20 @@ def mode_rows(store: Path, question: str, say, skip: bool) -> list[Row]:
             hit = {"title": "A web page", "url": "https://example.com/a", "content": question}
             web = stack.enter_context(web_stub([hit]))
             overrides |= {"web.provider": "tavily", "web.base_url": web.url, "web.api_key": "x"}
-        runs = [(name, name, "correct") for name in MODES]
-        if web_stub is not None:
-            runs += [(f"{m}, web route", m, "ambiguous") for m in WEB_ROUTE_MODES if m in MODES]
+        runs = [(name, name, "correct", ROUND_TRIP_TARGETS.get(name)) for name in MODES]
+        if web_stub is not None and "crag" in MODES:
+            runs += [(label, "crag", grade, target) for label, grade, target in WEB_ROUTES]
         rows = []
-        for label, mode, grade in runs:
+        for label, mode, grade, target in runs:
             say(f"mode {label} against the stub model")
             stub.default = functools.partial(stub_reply, grade=grade)
-            rows.append(measure_mode(stub, overrides, question, label, mode))
+            rows.append(measure_mode(stub, overrides, question, label, mode, target))
     return rows
 
 
-def measure_mode(stub, overrides: dict[str, Any], question: str, label: str, mode: str) -> Row:
+def measure_mode(
+    stub, overrides: dict[str, Any], question: str, label: str, mode: str, target: int | None
+) -> Row:
     from ragcli import app as service
     from ragcli.config import load_settings
 
@@ -519,16 +507,15 @@ def measure_mode(stub, overrides: dict[str, Any], question: str, label: str, mod
     result = service.ask(settings, question, mode=mode)
     seconds = time.perf_counter() - started
     calls = len(stub.requests) - before
-    rounds = sequential_rounds(stub.intervals)
+    rounds = stub.round_trips()
     web = int(getattr(result.usage, "web_searches", 0) or 0)
-    target = ROUND_TRIP_TARGETS.get(mode)
     return Row(
         "modes",
         label,
         f"{plural(calls, 'model call')} in {plural(rounds, 'round trip')}"
         + (f" + {plural(web, 'web search')}" if web else "")
         + f", {seconds:.2f} s",
-        target_text(mode),
+        target_text(target, web=mode == "crag"),
         None if target is None else rounds <= target,
         {
             "model_calls": calls,
@@ -544,11 +531,10 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def target_text(mode: str) -> str:
-    target = ROUND_TRIP_TARGETS.get(mode)
+def target_text(target: int | None, web: bool = False) -> str:
     if target is None:
         return ""
-    return f"{target} round trip{'s' if target > 1 else ''}" + (" + web" if mode == "crag" else "")
+    return f"{plural(target, 'round trip')}" + (" + web" if web else "")
 
 
 # --- output --------------------------------------------------------------------------------

@@ -105,6 +105,9 @@ class OpenAIStub(StubServer):
         self.stream_usage = True  # send a usage chunk when stream_options.include_usage asks
         self.reject_stream_options = False  # answer 400 to stream_options, as some servers do
         self.stream_delay = 0.0  # seconds between events
+        # When each request arrived and was answered (perf_counter), to tell calls that
+        # overlapped from calls made one after another.
+        self.intervals: list[tuple[float, float]] = []
 
     @property
     def base_url(self) -> str:
@@ -118,6 +121,23 @@ class OpenAIStub(StubServer):
         return [r["messages"][-1]["content"] for r in self.requests]
 
     def handle(self, path: str, body: dict, headers: dict) -> tuple[int, dict, str]:
+        started = time.perf_counter()
+        try:
+            return self._reply(body, headers)
+        finally:
+            with self._lock:
+                self.intervals.append((started, time.perf_counter()))
+
+    def round_trips(self) -> int:
+        """How many calls ran one after another: overlapping calls count once."""
+        rounds, busy_until = 0, float("-inf")
+        for start, end in sorted(self.intervals):
+            if start >= busy_until:
+                rounds += 1
+            busy_until = max(busy_until, end)
+        return rounds
+
+    def _reply(self, body: dict, headers: dict) -> tuple[int, dict, str]:
         with self._lock:
             self.requests.append(body)
             self.headers.append({k.lower(): v for k, v in headers.items()})

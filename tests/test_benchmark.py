@@ -8,6 +8,7 @@ import tempfile
 
 from ragcli.pipeline.modes import MODES
 from tests.conftest import ROOT
+from tests.stubs import OpenAIStub
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import benchmark  # noqa: E402
@@ -46,8 +47,9 @@ def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
         "re-ingest, unchanged corpus",
     ]
     assert len([n for s, n in names if s == "process"]) == 4
-    # Every registered mode, and crag once more on its web route (against the Tavily stub).
-    assert [n for s, n in names if s == "modes"] == [*MODES, "crag, web route"]
+    # Every registered mode, and crag again on its two ways to the web (the Tavily stub).
+    web_routes = ["crag, web route", "crag, rewrite, then documents + web"]
+    assert [n for s, n in names if s == "modes"] == [*MODES, *web_routes]
 
     by_name = {r.name: r for r in rows}
     assert info["documents"] == 20
@@ -62,6 +64,12 @@ def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
     assert standard.data["model_calls"] == 1 and standard.data["round_trips"] == 1
     assert standard.data["seconds"] >= benchmark.STUB_DELAY and standard.passed is True
     assert by_name["ragcli --help"].target == "≤ 0.3 s"
+    # The web route: grade, then the web results' grading beside the answer's draft.
+    web = by_name["crag, web route"]
+    assert (web.data["model_calls"], web.data["round_trips"], web.data["web_searches"]) == (3, 2, 1)
+    assert web.passed is True and web.data["answer_type"] == "answer"
+    rewrite = by_name["crag, rewrite, then documents + web"]
+    assert (rewrite.data["model_calls"], rewrite.data["round_trips"]) == (4, 3)
 
     info["seconds"] = 1
     benchmark.print_table(rows, info)
@@ -72,19 +80,12 @@ def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
     json.dumps([r.to_dict() for r in rows])  # --json can print every row
 
 
-def test_sequential_rounds_counts_overlapping_calls_once():
+def test_round_trips_count_overlapping_calls_once():
+    stub = OpenAIStub()
     # decompose; three sub-answers in parallel; synthesize
-    calls = [(0.0, 0.3), (0.31, 0.61), (0.32, 0.62), (0.33, 0.63), (0.64, 0.94)]
-    assert benchmark.sequential_rounds(calls) == 3
-    assert benchmark.sequential_rounds([(0, 1), (1, 2)]) == 2
-    assert benchmark.sequential_rounds([]) == 0
-
-
-def test_stub_replies_fit_each_role():
-    def ask(prompt):
-        return benchmark.stub_reply({"messages": [{"role": "user", "content": prompt}]})
-
-    assert json.loads(ask('Reply with JSON only: {"grades": [...]}'))["grades"][0]["score"] == 0.9
-    assert json.loads(ask("Reply with a JSON array of strings only."))[0].endswith("?")
-    assert "reflection_score" in json.loads(ask('{"reflection_score": 0.0-1.0}'))
-    assert "[1]" in ask("Answer the question from the sources.")
+    stub.intervals = [(0.0, 0.3), (0.31, 0.61), (0.32, 0.62), (0.33, 0.63), (0.64, 0.94)]
+    assert stub.round_trips() == 3
+    stub.intervals = [(0, 1), (1, 2)]
+    assert stub.round_trips() == 2
+    stub.intervals = []
+    assert stub.round_trips() == 0

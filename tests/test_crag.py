@@ -26,6 +26,20 @@ def grades(*scores: float) -> dict:
     }
 
 
+def by_role(web_grades: dict, answer: str):
+    """Replies for calls that may run at the same time (grading the web results while an
+    answer is drafted), told apart by what the prompt asks for rather than by order."""
+
+    def reply(body: dict):
+        return web_grades if '"grades"' in body["messages"][-1]["content"] else answer
+
+    return reply
+
+
+def generation_prompts(llm: OpenAIStub) -> list[str]:
+    return [p for p in llm.prompts() if '"grades"' not in p]
+
+
 HITS = [
     WebHit("Driftwood pricing 2026", "https://example.com/pricing", "Business costs $15 a seat."),
     WebHit("Unrelated", "https://example.com/cats", "Cats sleep sixteen hours a day."),
@@ -86,10 +100,10 @@ def test_ambiguous_adds_graded_web_results_and_drops_incorrect_and_duplicates(sa
         llm.requests.clear()
         duplicate = WebHit("Copy of the docs", "https://mirror.example.com", docs[0].content)
         web.enqueue(HITS[:2] + [WebHit("Long", "https://example.com/long", long_text), duplicate])
-        llm.enqueue(
-            grades(0.55, 0.3, 0.1, 0.1, 0.1),  # one ambiguous chunk: no rewrite
-            grades(0.8, 0.1, 0.6),  # the web results (the duplicate is not graded)
-            "Business costs $12 [1]; the web says $15 [2].",
+        llm.enqueue(grades(0.55, 0.3, 0.1, 0.1, 0.1))  # one ambiguous chunk: no rewrite
+        # The web results (the duplicate is not graded), graded while an answer is drafted.
+        llm.default = by_role(
+            grades(0.8, 0.1, 0.6), "Business costs $12 [1]; the web says $15 [2]."
         )
         result = service.ask(settings, QUESTION, mode="crag")
     assert result.answer_type == "answer"
@@ -115,16 +129,23 @@ def test_ambiguous_adds_graded_web_results_and_drops_incorrect_and_duplicates(sa
     assert rows["https://example.com/cats"]["used"] is False
     assert rows["https://example.com/cats"]["label"] == "incorrect"
     assert "https://mirror.example.com" not in rows
-    assert '<source id="4"' not in llm.prompts()[1]
-    assert "Cats sleep" not in llm.prompts()[2] and "Business costs $15" in llm.prompts()[2]
-    assert result.usage.llm_calls == 3 and result.usage.web_searches == 1
+    web_grading = [p for p in llm.prompts()[1:] if '"grades"' in p]
+    assert len(web_grading) == 1 and '<source id="4"' not in web_grading[0]
+    # The draft saw every result; the cats result was dropped, so the answer was generated
+    # again without it.
+    draft, final = generation_prompts(llm)
+    assert "Cats sleep" in draft
+    assert "Cats sleep" not in final and "Business costs $15" in final
+    assert result.usage.llm_calls == 4 and result.usage.web_searches == 1
+    assert steps_named(settings, result, "draft")[0].decision.startswith("discarded")
     search = steps_named(settings, result, "web_search")[0]
     assert "1 already in the documents" in search.decision
 
 
 def test_irrelevant_answers_from_web_results_only(sample_store):
     with OpenAIStub() as llm, TavilyStub(HITS) as web:
-        llm.enqueue(grades(0.1, 0.0, 0.0, 0.0, 0.0), grades(0.9, 0.1, 0.7), "From the web [1].")
+        llm.enqueue(grades(0.1, 0.0, 0.0, 0.0, 0.0))
+        llm.default = by_role(grades(0.9, 0.1, 0.7), "From the web [1].")
         settings = settings_with(sample_store, llm, web)
         result = service.ask(settings, "What does Driftwood cost in 2026?", mode="crag")
     assert result.answer == "From the web [1]."
@@ -134,6 +155,62 @@ def test_irrelevant_answers_from_web_results_only(sample_store):
         "https://example.com/pricing",
         "https://example.com/blog",
     ]
+    assert "Cats sleep" not in generation_prompts(llm)[-1]
+    assert result.usage.llm_calls == 4  # grade, grade the web results, a discarded draft, generate
+
+
+def test_web_route_drafts_while_grading_and_keeps_the_draft_when_all_results_join(
+    sample_store,
+):
+    with OpenAIStub(delay=0.3) as llm, TavilyStub(HITS[:1] + HITS[2:]) as web:
+        llm.enqueue(grades(0.1, 0.0, 0.0, 0.0, 0.0))
+        llm.default = by_role(grades(0.9, 0.6), "From the web [1][2].")
+        settings = settings_with(sample_store, llm, web)
+        result = service.ask(settings, "What does Driftwood cost in 2026?", mode="crag")
+        round_trips = llm.round_trips()
+    assert result.answer == "From the web [1][2]." and result.answer_type == "answer"
+    assert [s.metadata.source_file for s in result.sources] == [
+        "https://example.com/pricing",
+        "https://example.com/blog",
+    ]
+    # Grade, then the web results' grading and the draft side by side: two waits, not three.
+    assert result.usage.llm_calls == 3 and round_trips == 2
+    assert steps_named(settings, result, "draft")[0].decision.startswith("kept")
+
+
+@pytest.mark.parametrize("all_join", [True, False])
+def test_a_streamed_draft_reaches_the_reader_only_when_kept(sample_store, all_join):
+    web_grades = grades(0.9, 0.6) if all_join else grades(0.9, 0.1)
+    with OpenAIStub() as llm, TavilyStub(HITS[:1] + HITS[2:]) as web:
+        llm.enqueue(grades(0.1, 0.0, 0.0, 0.0, 0.0))
+        llm.default = by_role(web_grades, "Business costs fifteen dollars [1].")
+        settings = settings_with(sample_store, llm, web)
+        shown: list[str] = []
+        result = service.ask(
+            settings, "What does Driftwood cost in 2026?", mode="crag", on_token=shown.append
+        )
+    assert result.usage.llm_calls == (3 if all_join else 4)
+    # Each word streamed once: a discarded draft's words never reach the reader.
+    assert "".join(shown) == result.answer == "Business costs fifteen dollars [1]."
+
+
+def test_grader_proposed_query_makes_the_rewrite_without_a_model_call(sample_store):
+    proposed = "Business plan annual price per seat"
+    with OpenAIStub() as llm, TavilyStub(HITS) as web:
+        llm.enqueue(
+            grades(0.5, 0.45, 0.2, 0.1, 0.1) | {"better_query": f'"{proposed}"\nmore text'},
+            grades(0.85, 0.3, 0.1, 0.1, 0.1),
+            "Business costs $12 per user [1].",
+        )
+        settings = settings_with(sample_store, llm, web)
+        result = service.ask(settings, QUESTION, mode="crag")
+    assert "better_query" in llm.prompts()[0]
+    assert not any("Rewrite the query" in p for p in llm.prompts())
+    assert result.crag_details["rewrites"][0]["query"] == proposed
+    retrievals = steps_named(settings, result, "retrieve")
+    assert [s.inputs["query"] for s in retrievals] == [QUESTION, proposed]
+    rewrite = steps_named(settings, result, "rewrite")[0]
+    assert "no separate model call" in rewrite.notes[0]
     assert result.usage.llm_calls == 3
 
 
@@ -171,9 +248,8 @@ def test_rewrite_that_retrieves_worse_keeps_the_first_chunks(sample_store):
             grades(0.6, 0.45, 0.2, 0.1, 0.1),
             "something else",
             grades(0.1, 0.1, 0.1, 0.1, 0.1),
-            grades(0.9, 0.1, 0.1),
-            "answer [1]",
         )
+        llm.default = by_role(grades(0.9, 0.1, 0.1), "answer [1]")
         settings = settings_with(sample_store, llm, web, **{"crag.max_rewrites": 1})
         result = service.ask(settings, QUESTION, mode="crag")
     crag = result.crag_details

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ragcli.models import ChunkGrade, Reflection, RetrievedChunk, SubAnswer, Verification
+from ragcli.models import Grading, Reflection, RetrievedChunk, SubAnswer, Verification
 
 
 class LLMBackend(Protocol):
     name: str  # "extractive" or "openai"
     model: str  # what answered: a model name, or the embedder behind the extractive backend
+    remote: bool  # calls cross the network, so overlapping them saves time
 
-    def grade(self, query: str, chunks: list[RetrievedChunk]) -> list[ChunkGrade]: ...
+    def grade(self, query: str, chunks: list[RetrievedChunk]) -> Grading: ...
 
     def generate(self, query: str, chunks: list[RetrievedChunk]) -> str: ...
 

@@ -28,7 +28,14 @@ from ragcli.llm.text import (
     term_coverage,
     terms,
 )
-from ragcli.models import ChunkGrade, Reflection, RetrievedChunk, SubAnswer, Verification
+from ragcli.models import (
+    ChunkGrade,
+    Grading,
+    Reflection,
+    RetrievedChunk,
+    SubAnswer,
+    Verification,
+)
 from ragcli.store.embedder import Embedder
 
 NO_ANSWER = "The retrieved documents do not appear to answer this question."
@@ -49,6 +56,7 @@ class Candidate:
 
 class ExtractiveBackend:
     name = "extractive"
+    remote = False
 
     def __init__(
         self,
@@ -137,7 +145,7 @@ class ExtractiveBackend:
 
     # -- roles --------------------------------------------------------------------------
 
-    def grade(self, query: str, chunks: list[RetrievedChunk]) -> list[ChunkGrade]:
+    def grade(self, query: str, chunks: list[RetrievedChunk]) -> Grading:
         crag = self.settings.crag
         grades = []
         for score in self._relevances(query, [c.content for c in chunks]):
@@ -146,7 +154,7 @@ class ExtractiveBackend:
             grades.append(
                 ChunkGrade(score=score, label=label, rationale=f"calibrated evidence {score:.2f}")
             )
-        return grades
+        return Grading(grades=grades)
 
     def generate(self, query: str, chunks: list[RetrievedChunk]) -> str:
         candidates = self._candidates(chunks)

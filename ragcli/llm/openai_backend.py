@@ -18,9 +18,17 @@ from ragcli.llm import prompts
 from ragcli.llm.base import label_for
 from ragcli.llm.citations import merge_sources
 from ragcli.llm.extractive import ExtractiveBackend
-from ragcli.models import ChunkGrade, Reflection, RetrievedChunk, SubAnswer, Verification
+from ragcli.models import (
+    ChunkGrade,
+    Grading,
+    Reflection,
+    RetrievedChunk,
+    SubAnswer,
+    Verification,
+)
 from ragcli.trace.recorder import note, record_llm_call
 
+MAX_QUERY_CHARS = 500  # a search query longer than this is a runaway reply, not a query
 JSON_BLOCK = re.compile(r"(\{.*\}|\[.*\])", re.DOTALL)
 # Characters accepted per requested token (English averages about 4): beyond this a reply
 # is cut, whatever the server says about its length.
@@ -43,6 +51,7 @@ def parse_json(text: str) -> Any:
 
 class OpenAIBackend:
     name = "openai"
+    remote = True
     streams = True  # generate and synthesize accept on_token
 
     def __init__(self, settings: Settings, fallback: ExtractiveBackend, client: Any = None):
@@ -174,9 +183,9 @@ class OpenAIBackend:
 
     # -- roles --------------------------------------------------------------------------
 
-    def grade(self, query: str, chunks: list[RetrievedChunk]) -> list[ChunkGrade]:
+    def grade(self, query: str, chunks: list[RetrievedChunk]) -> Grading:
         if not chunks:
-            return []
+            return Grading(grades=[])
         data = self._structured("grade", prompts.grade(query, chunks))
         entries = data.get("grades") if isinstance(data, dict) else data
         by_id: dict[int, dict] = {}
@@ -195,7 +204,8 @@ class OpenAIBackend:
                     "using the extractive fallback for those"
                 )
             picked = [chunks[i - 1] for i in fallback_needed]
-            fallback = dict(zip(fallback_needed, self.fallback.grade(query, picked), strict=True))
+            fallback_grades = self.fallback.grade(query, picked).grades
+            fallback = dict(zip(fallback_needed, fallback_grades, strict=True))
         for number in range(1, len(chunks) + 1):
             if number in fallback:
                 grades.append(fallback[number])
@@ -210,7 +220,8 @@ class OpenAIBackend:
                     score=score, label=label, rationale=str(entry.get("rationale", ""))[:300]
                 )
             )
-        return grades
+        better = data.get("better_query") if isinstance(data, dict) else None
+        return Grading(grades=grades, better_query=_one_line(better))
 
     def generate(
         self,
@@ -246,14 +257,12 @@ class OpenAIBackend:
         )
 
     def refine(self, query: str, feedback: str, chunks: list[RetrievedChunk]) -> str:
-        refined = self._chat(prompts.refine(query, feedback)).strip().strip('"')
-        return refined.splitlines()[0] if refined else self.fallback.refine(query, feedback, chunks)
+        refined = _one_line(self._chat(prompts.refine(query, feedback)))
+        return refined or self.fallback.refine(query, feedback, chunks)
 
     def rewrite(self, query: str, failed_chunks: list[RetrievedChunk]) -> str:
-        rewritten = self._chat(prompts.rewrite(query, failed_chunks)).strip().strip('"')
-        return (
-            rewritten.splitlines()[0] if rewritten else self.fallback.rewrite(query, failed_chunks)
-        )
+        rewritten = _one_line(self._chat(prompts.rewrite(query, failed_chunks)))
+        return rewritten or self.fallback.rewrite(query, failed_chunks)
 
     def decompose(self, question: str) -> list[str]:
         agentic = self.settings.agentic
@@ -291,6 +300,14 @@ class OpenAIBackend:
             return self.fallback.verify(answer, chunks)
         claims = data.get("unsupported_claims") or []
         return Verification(supported_score=score, unsupported_claims=[str(c) for c in claims][:20])
+
+
+def _one_line(reply: Any) -> str:
+    """A query from a model's reply: its first line, without quotes; "" when there is none."""
+    if not isinstance(reply, str):
+        return ""
+    lines = reply.strip().splitlines()
+    return lines[0].strip().strip('"').strip()[:MAX_QUERY_CHARS] if lines else ""
 
 
 def _as_int(value: Any, default: int) -> int:

@@ -36,10 +36,14 @@ class Budget:
 
     def allow_llm_calls(self, calls: int, what: str) -> bool:
         """Whether `calls` more model calls fit; the extractive backend makes none."""
-        limit = self.limits.max_llm_calls
-        if self.trace.usage()["llm_calls"] + calls > limit:
+        if not self.fits_llm_calls(calls):
+            limit = self.limits.max_llm_calls
             return self._refuse(f"stopped before {what}: --max-llm-calls {limit} reached")
         return True
+
+    def fits_llm_calls(self, calls: int) -> bool:
+        """Whether `calls` more model calls fit, for optional work: nothing is recorded."""
+        return self.trace.usage()["llm_calls"] + calls <= self.limits.max_llm_calls
 
     @property
     def stopped(self) -> bool:

@@ -30,6 +30,7 @@ class Evaluation(BaseModel):
     correct: int = 0
     ambiguous: int = 0
     incorrect: int = 0
+    better_query: str = ""  # the grader's proposal for a rewrite, when it made one
 
     @property
     def route(self) -> Route:

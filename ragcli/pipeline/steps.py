@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from ragcli.errors import BackendError
 from ragcli.llm.citations import MergedSources, merge_sources, renumber
 from ragcli.llm.text import cited_numbers
-from ragcli.models import ChunkGrade, Reflection, RetrievedChunk, SubAnswer, Verification
+from ragcli.models import (
+    ChunkGrade,
+    Grading,
+    Reflection,
+    RetrievedChunk,
+    SubAnswer,
+    Verification,
+)
 from ragcli.pipeline.context import RunContext
 from ragcli.pipeline.grading import Evaluation, evaluate, new_web_chunks, web_chunks
 from ragcli.trace.recorder import record_web_search
@@ -53,8 +60,10 @@ def retrieve(
     return chunks
 
 
-def generate(ctx: RunContext, query: str, chunks: list[RetrievedChunk]) -> str:
-    with ctx.trace.step("generate", query=query, chunks=len(chunks)) as step:
+def generate(
+    ctx: RunContext, query: str, chunks: list[RetrievedChunk], name: str = "generate"
+) -> str:
+    with ctx.trace.step(name, query=query, chunks=len(chunks)) as step:
         answer = ctx.llm.generate(query, chunks, **ctx.stream_kwargs())
         step.decision = f"{len(answer)} characters"
     return answer
@@ -270,8 +279,10 @@ def grade(
     verdict is only which of them may join the working chunks."""
     crag = ctx.settings.crag
     with ctx.trace.step(name, query=query, chunks=len(chunks)) as step:
-        grades = ctx.llm.grade(query, chunks) if chunks else []
+        grading = ctx.llm.grade(query, chunks) if chunks else Grading(grades=[])
+        grades = grading.grades
         evaluation = evaluate(grades, crag)
+        evaluation.better_query = grading.better_query
         step.scores = {
             "relevance": evaluation.relevance_score,
             "correct": evaluation.correct,
@@ -301,9 +312,17 @@ def grade(
     return grades, evaluation
 
 
-def rewrite(ctx: RunContext, query: str, failed_chunks: list[RetrievedChunk]) -> str:
+def rewrite(
+    ctx: RunContext, query: str, failed_chunks: list[RetrievedChunk], proposed: str = ""
+) -> str:
+    """`proposed` is the grader's better query, given in its grading reply: taking it
+    saves the model call a rewrite would otherwise cost."""
     with ctx.trace.step("rewrite", query=query, failed_chunks=len(failed_chunks)) as step:
-        rewritten = ctx.llm.rewrite(query, failed_chunks).strip() or query
+        if proposed.strip():
+            rewritten = proposed.strip()
+            step.note("the grader proposed this query with its grades: no separate model call")
+        else:
+            rewritten = ctx.llm.rewrite(query, failed_chunks).strip() or query
         step.decision = rewritten
     return rewritten
 

@@ -11,6 +11,7 @@ from ragcli.models import AskResult, ChunkGrade, RetrievedChunk
 from ragcli.pipeline import steps
 from ragcli.pipeline.context import RunContext
 from ragcli.pipeline.grading import Evaluation, should_rewrite, usable
+from ragcli.pipeline.modes.drafting import grade_while_drafting, worth_drafting
 from ragcli.web import ENABLE_HINT
 
 log = logging.getLogger("ragcli")
@@ -29,6 +30,8 @@ class CragOutcome:
     notes: list[str] = field(default_factory=list)
     # Answered from the documents although they only partly cover the question.
     limited: bool = False
+    # The answer drafted while the web results were graded, kept when all of them joined.
+    draft: str | None = None
     thresholds: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -60,9 +63,11 @@ def corrective_retrieval(
     query: str | None = None,
     first_web_number: int = 0,
     allow_rewrite: bool = True,
+    draft: bool = False,
 ) -> CragOutcome:
     """Chunks are always graded against the user's question; `query` (a refined query in
-    both mode) is what retrieves and, when the route needs it, what searches the web."""
+    both mode) is what retrieves and, when the route needs it, what searches the web.
+    `draft` lets the answer be drafted while web results are graded (see drafting.py)."""
     crag = ctx.settings.crag
     query = query or question
     web_query = query
@@ -73,10 +78,11 @@ def corrective_retrieval(
     while allow_rewrite and should_rewrite(evaluation) and len(rewrites) < crag.max_rewrites:
         if not ctx.budget.start_iteration("a query rewrite"):
             break
-        if not ctx.budget.allow_llm_calls(2, "a query rewrite"):
+        calls = 1 if evaluation.better_query else 2  # the regrade, and the rewrite unless proposed
+        if not ctx.budget.allow_llm_calls(calls, "a query rewrite"):
             break
         failed = [c for c, g in zip(documents, grades, strict=True) if g.label != "correct"]
-        rewritten = steps.rewrite(ctx, query, failed)
+        rewritten = steps.rewrite(ctx, query, failed, proposed=evaluation.better_query)
         retried = steps.retrieve(ctx, rewritten)
         retried_grades, retried_eval = steps.grade(ctx, question, retried, name="grade_rewrite")
         _log_evaluation(retried_eval)
@@ -96,7 +102,7 @@ def corrective_retrieval(
         "relevant": crag.relevant_threshold,
         "ambiguous": crag.ambiguous_threshold,
     }
-    _route(ctx, question, web_query, outcome, first_web_number)
+    _route(ctx, question, web_query, outcome, first_web_number, draft)
     return outcome
 
 
@@ -107,7 +113,12 @@ def _log_evaluation(evaluation: Evaluation) -> None:
 
 
 def _route(
-    ctx: RunContext, question: str, web_query: str, outcome: CragOutcome, first_web_number: int
+    ctx: RunContext,
+    question: str,
+    web_query: str,
+    outcome: CragOutcome,
+    first_web_number: int,
+    draft: bool,
 ) -> None:
     evaluation = outcome.evaluation
     from_documents = usable(outcome.documents, outcome.grades)
@@ -119,8 +130,20 @@ def _route(
     web_kept: list[RetrievedChunk] = []
     if web.chunks:
         if ctx.budget.allow_llm_calls(1, "grading the web results"):
-            web_grades, _ = steps.grade(ctx, question, web.chunks, name="grade_web", joining=True)
-            web_kept = usable(web.chunks, web_grades)  # incorrect results never join
+            candidates = from_documents if evaluation.relevance_label == "ambiguous" else []
+            if draft and worth_drafting(ctx):
+                web_grades, outcome.draft = grade_while_drafting(
+                    ctx, question, candidates, web.chunks
+                )
+            else:
+                web_grades, _ = steps.grade(
+                    ctx, question, web.chunks, name="grade_web", joining=True
+                )
+            # Incorrect results never join; the rest keep the search's order, which is
+            # the order a draft cited them in.
+            web_kept = [
+                c for c, g in zip(web.chunks, web_grades, strict=True) if g.label != "incorrect"
+            ]
             outcome.web_rows = _web_rows(web.chunks, web_grades, web_kept)
         else:
             outcome.web_rows = _web_rows(web.chunks, None, [])

@@ -8,10 +8,10 @@ from ragcli.pipeline.modes.corrective import corrective_retrieval, not_covered
 
 
 def run(ctx: RunContext, question: str) -> AskResult:
-    outcome = corrective_retrieval(ctx, question)
+    outcome = corrective_retrieval(ctx, question, draft=True)
     if not outcome.covered:
         return not_covered(ctx, question, outcome)
-    answer = steps.generate(ctx, question, outcome.working)
+    answer = outcome.draft or steps.generate(ctx, question, outcome.working)
     return ctx.result(
         answer,
         outcome.working,
