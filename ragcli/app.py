@@ -30,6 +30,17 @@ def embedder(settings: Settings, on_export: Callable[[str], None] | None = None)
     return make_embedder(settings.embedding, on_export=on_export)
 
 
+def embedder_in_background(settings: Settings, on_export: Callable[[str], None] | None = None):
+    """A future of the embedder, loading while the caller imports Chroma: onnxruntime
+    builds its session without the GIL, so the two overlap."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragcli-embedder")
+    loading = pool.submit(embedder, settings, on_export)
+    pool.shutdown(wait=False)
+    return loading
+
+
 def vector_store(settings: Settings, must_exist: bool = False):
     from ragcli.store.vectors import VectorStore
 
@@ -51,6 +62,7 @@ def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None)
     # A chunk longer than the model's window would be silently truncated when embedded.
     max_tokens = min(settings.chunking.max_tokens, read_max_seq_length(model_dir))
     chunker = Chunker(TokenCounter(model_dir), max_tokens, settings.chunking.overlap_tokens)
+    loading = embedder_in_background(settings, on_export)
     vectors = vector_store(settings)
     claim = None
     if settings.store.url:
@@ -62,7 +74,7 @@ def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None)
     return Ingestor(
         vectors,
         Manifest(store_dir(settings) / "manifest.sqlite"),
-        embedder(settings, on_export),
+        loading.result(),
         chunker,
         qna_collection=settings.tos.qna_collection,
         lock=StoreLock(store_dir(settings), settings.store.lock_timeout),
@@ -117,8 +129,6 @@ def ask(
     on_export: Callable[[str], None] | None = None,
     on_token: Callable[[str], None] | None = None,
 ) -> AskResult:
-    from concurrent.futures import ThreadPoolExecutor
-
     from ragcli.llm import make_llm
     from ragcli.pipeline.context import RunContext
     from ragcli.pipeline.modes import MODES
@@ -126,11 +136,7 @@ def ask(
 
     started = time.perf_counter()
     collection = collection or settings.store.collection
-    # The embedder loads in a thread while Chroma imports: onnxruntime builds its session
-    # without the GIL, which saves about a second of a cold `ask`.
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragcli-embedder")
-    loading = pool.submit(embedder, settings, on_export)
-    pool.shutdown(wait=False)
+    loading = embedder_in_background(settings, on_export)
     store = vector_store(settings, must_exist=True)
     if store.count(collection) == 0:
         raise EmptyStoreError(
