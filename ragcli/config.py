@@ -45,7 +45,7 @@ class RetrievalSettings(Section):
     mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
     fusion: Literal["rrf", "weighted"] = "weighted"
     rrf_k: int = Field(60, ge=0, le=1000)
-    dense_weight: float = Field(0.5, ge=0.0, le=1.0)
+    dense_weight: float = Field(0.6, ge=0.0, le=1.0)
     candidates: int = Field(100, ge=1, le=1000)
 
 

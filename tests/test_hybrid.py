@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ragcli import app as service
+from ragcli.store.fusion import weighted_score_fusion
 from ragcli.store.lexical import LexicalIndex
 from ragcli.store.lexical_sync import lexical_dir
 from ragcli.store.retriever import Retriever
@@ -167,3 +168,37 @@ def test_a_store_without_its_bm25_index_still_grades_on_bm25_statistics(sample_s
     assert "out of step" in caplog.text
     assert result.crag_details["evaluation"]["relevance_score"] >= 0.7
     assert result.answer_type == "answer"
+
+
+def test_weighted_fusion_uses_each_retrievers_real_score_for_the_others_candidates(
+    sample_store_master,
+):
+    """A chunk only BM25 ranked among its candidates is fused with its real cosine, and a
+    chunk only dense ranked with its real BM25 score, not with 0."""
+    settings = settings_for(
+        sample_store_master, **{"retrieval.candidates": 4, "retrieval.dense_weight": 0.6}
+    )
+    retriever = Retriever(
+        service.vector_store(settings),
+        service.embedder(settings),
+        "docs",
+        lexical=service.lexical_indexes(settings),
+        options=settings.retrieval,
+    )
+    question = "Can I restore a file I deleted last week from the web app?"
+    dense_ids = [c.chunk_id for c in retriever.search(question, 4, mode="dense")]
+    bm25_ids = [c.chunk_id for c in retriever.search(question, 4, mode="bm25")]
+    union = list(dict.fromkeys(dense_ids + bm25_ids))
+    assert set(dense_ids) != set(bm25_ids)  # the case this is about: one-sided candidates
+
+    index = retriever.lexical.searchable("docs", retriever.store)
+    vector = retriever.embedder.embed([question])[0]
+    cosine = {c.chunk_id: c.score for c in retriever._fetch("docs", union, vector)}
+    expected = weighted_score_fusion(
+        {"dense": cosine, "bm25": index.scores_for(question, union)},
+        {"dense": 0.6, "bm25": 0.4},
+    )
+    hits = retriever.search(question, 4, mode="hybrid")
+    assert [h.chunk_id for h in hits] == [i for i, _ in expected[:4]]
+    for hit, (_, fused) in zip(hits, expected, strict=False):
+        assert hit.component_scores["fused"] == pytest.approx(fused, abs=1e-4)

@@ -67,7 +67,7 @@ def grade(query: str, chunks: list[RetrievedChunk]) -> str:
         "- incorrect: not relevant\n"
         "Be strict. When no source is correct, also write better_query: one search query, "
         "more specific than the question, for the information the sources lack; otherwise "
-        'leave it empty. Reply with JSON only: '
+        "leave it empty. Reply with JSON only: "
         '{"grades": [{"id": 1, "score": 0.0-1.0, "label": "correct|ambiguous|incorrect", '
         '"rationale": "one short sentence"}, ...], "better_query": "..."} '
         "with one entry per source."

@@ -71,6 +71,7 @@ class Retriever:
     def _hybrid(self, name: str, query: str, vector: np.ndarray, top_k: int, index: Any):
         depth = max(self.options.candidates, top_k)
         dense = self.store.query(name, vector.tolist(), depth)
+        by_id = {c.chunk_id: c for c in dense}
         dense_scores = {c.chunk_id: c.score for c in dense}
         bm25_scores = dict(index.search(query, depth))
         weights = {"dense": self.options.dense_weight, "bm25": 1.0 - self.options.dense_weight}
@@ -81,11 +82,17 @@ class Retriever:
                 weights=weights,
             )
         else:
+            # A candidate that only one retriever ranked still has a score in the other:
+            # fusing that real score rather than a 0 ranks SciFact train better (README).
+            fetched = self._fetch(name, [i for i in bm25_scores if i not in by_id], vector)
+            by_id.update({c.chunk_id: c for c in fetched})
+            dense_scores.update({c.chunk_id: c.score for c in fetched})
+            lacking = [i for i in dense_scores if i not in bm25_scores]
+            bm25_scores.update(index.scores_for(query, lacking))
             fused = weighted_score_fusion({"dense": dense_scores, "bm25": bm25_scores}, weights)
         fused = fused[:top_k]
-        # Both component scores for every returned chunk, also where one retriever did not
-        # rank it within its candidates.
-        by_id = {c.chunk_id: c for c in dense}
+        # Both component scores for every returned chunk (rrf: also where one retriever
+        # did not rank it within its candidates).
         missing = [i for i, _ in fused if i not in by_id]
         by_id.update({c.chunk_id: c for c in self._fetch(name, missing, vector)})
         lacking_bm25 = [i for i, _ in fused if i not in bm25_scores]
