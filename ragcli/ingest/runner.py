@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -175,24 +176,26 @@ class Ingestor:
         pending: list[_Pending] = []
         pending_chunks = 0
         embedded = 0
-        # Files are read, hashed and chunked in a thread ahead of the embedding here.
+        # Files are read, hashed and chunked in a thread ahead of the embedding here, and
+        # each batch is embedded in another while the next one is gathered (batches).
         prepared = prefetch(files, lambda path: self._prepare(path, collection))
-        for done, outcome_or_pending in enumerate(prepared, start=1):
-            if isinstance(outcome_or_pending, FileOutcome):
-                report.files.append(outcome_or_pending)
-            elif outcome_or_pending.stream is not None:
-                embedded += self._flush(pending, collection, report)
-                pending, pending_chunks = [], 0
-                embedded += self._store_streamed(outcome_or_pending, collection, report)
-            else:
-                pending.append(outcome_or_pending)
-                pending_chunks += len(outcome_or_pending.chunks)
-            if pending_chunks >= FLUSH_CHUNKS:
-                embedded += self._flush(pending, collection, report)
-                pending, pending_chunks = [], 0
-            if progress:
-                progress(done, len(files), embedded)
-        embedded += self._flush(pending, collection, report)
+        with _Batches(self, collection, report) as batches:
+            for done, outcome_or_pending in enumerate(prepared, start=1):
+                if isinstance(outcome_or_pending, FileOutcome):
+                    report.files.append(outcome_or_pending)
+                elif outcome_or_pending.stream is not None:
+                    embedded += batches.send(pending) + batches.send([])
+                    pending, pending_chunks = [], 0
+                    embedded += self._store_streamed(outcome_or_pending, collection, report)
+                else:
+                    pending.append(outcome_or_pending)
+                    pending_chunks += len(outcome_or_pending.chunks)
+                if pending_chunks >= FLUSH_CHUNKS:
+                    embedded += batches.send(pending)
+                    pending, pending_chunks = [], 0
+                if progress:
+                    progress(done, len(files), embedded)
+            embedded += batches.send(pending) + batches.send([])
         if progress:
             progress(len(files), len(files), embedded)
         if prune:
@@ -265,16 +268,21 @@ class Ingestor:
             path, key, sha, stat, status, loaded.file_type, loaded.pages, chunks, loaded.notes
         )
 
-    def _flush(self, pending: list[_Pending], collection: str, report: IngestReport) -> int:
+    def _embed(self, pending: list[_Pending]) -> Any:
         # A QnA pair is embedded by its question only (`embed_text`).
         texts = [
             getattr(chunk, "embed_text", "") or chunk.text
             for item in pending
             for chunk in item.chunks
         ]
+        return self.embedder.embed(texts) if texts else []
+
+    def _store_batch(
+        self, pending: list[_Pending], vectors: Any, collection: str, report: IngestReport
+    ) -> int:
+        """Journal, write and record an embedded batch; returns the chunks written."""
         if not pending:
             return 0
-        vectors = self.embedder.embed(texts) if texts else []
         # One journal transaction for the whole batch: a commit per file would cost a sync each.
         self.manifest.begin_many(collection, [(item.key, item.sha256) for item in pending])
         crash_point("after_journal")
@@ -292,7 +300,7 @@ class Ingestor:
             crash_point("after_upsert")
             self._finish_file(item, len(item.chunks), collection, report)
         self._checkpoint(collection)
-        return len(texts)
+        return len(ids)
 
     def _store_streamed(self, item: _Pending, collection: str, report: IngestReport) -> int:
         """A large file in slices of FLUSH_CHUNKS chunks: at most one slice is in memory."""
@@ -438,3 +446,36 @@ class Ingestor:
         if checkpoint:
             self._checkpoint(collection)
         return len(stale)
+
+
+class _Batches:
+    """Embeds one batch in a background thread while the caller gathers the next, so
+    reading and chunking never leave the embedder idle. Batches are still written one at
+    a time, in order, on the caller's thread: the journal, crash points and manifest see
+    the same sequence as without the overlap, and at most two batches are in memory."""
+
+    def __init__(self, ingestor: Ingestor, collection: str, report: IngestReport):
+        self.ingestor = ingestor
+        self.collection = collection
+        self.report = report
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragcli-embed")
+        self.in_flight: tuple[list[_Pending], Future] | None = None
+
+    def send(self, batch: list[_Pending]) -> int:
+        """Start embedding `batch` (none when empty), then write the batch sent before it;
+        returns the chunks written."""
+        previous = self.in_flight
+        self.in_flight = (batch, self.pool.submit(self.ingestor._embed, batch)) if batch else None
+        if previous is None:
+            return 0
+        items, vectors = previous
+        return self.ingestor._store_batch(items, vectors.result(), self.collection, self.report)
+
+    def __enter__(self) -> _Batches:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # On an error the batch still embedding is dropped unwritten, as an unflushed
+        # batch always was: its files are not in the manifest, so the next run redoes them.
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
