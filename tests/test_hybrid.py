@@ -202,3 +202,35 @@ def test_weighted_fusion_uses_each_retrievers_real_score_for_the_others_candidat
     assert [h.chunk_id for h in hits] == [i for i, _ in expected[:4]]
     for hit, (_, fused) in zip(hits, expected, strict=False):
         assert hit.component_scores["fused"] == pytest.approx(fused, abs=1e-4)
+
+
+def test_a_read_that_races_an_ingest_is_tried_again(sample_store, monkeypatch, caplog):
+    """Chroma can fail a read that lands between two writes of an ingest in another
+    process; retrieval is read-only, so it tries again and the answer is unaffected."""
+    from chromadb.errors import InternalError
+
+    import ragcli.store.retriever as retriever_module
+
+    monkeypatch.setattr(retriever_module, "READ_RETRY_PAUSE", 0)
+    settings = settings_for(sample_store)
+    store = service.vector_store(settings)
+    retriever = service.retriever(settings, store, service.embedder(settings), "docs")
+    question = "Which cipher is used when I password-protect a backup archive?"
+    expected = [c.chunk_id for c in retriever.search(question, 5)]
+    real_query = store.query
+    failures = {"left": 2}
+
+    def flaky_query(*args, **kwargs):
+        if failures["left"]:
+            failures["left"] -= 1
+            raise InternalError("Error executing plan: Internal error: Error finding id")
+        return real_query(*args, **kwargs)
+
+    monkeypatch.setattr(store, "query", flaky_query)
+    with caplog.at_level(logging.WARNING, logger="ragcli"):
+        assert [c.chunk_id for c in retriever.search(question, 5)] == expected
+    assert sum("mid-write" in r.getMessage() for r in caplog.records) == 2
+
+    failures["left"] = retriever_module.READ_ATTEMPTS  # a store that stays broken
+    with pytest.raises(InternalError):
+        retriever.search(question, 5)

@@ -9,6 +9,8 @@ matches) and, in hybrid mode, "fused" (the fusion score the order follows).
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any
 
 import numpy as np
@@ -20,6 +22,10 @@ from ragcli.store.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from ragcli.store.vectors import VectorStore
 
 MODES = ("dense", "bm25", "hybrid")
+READ_ATTEMPTS = 4
+READ_RETRY_PAUSE = 0.2  # seconds, times the attempt number: an ingest batch writes in < 1 s
+
+log = logging.getLogger("ragcli")
 
 
 class Retriever:
@@ -49,6 +55,24 @@ class Retriever:
         top_k: int,
         collection: str | None = None,
         mode: str | None = None,
+    ) -> list[RetrievedChunk]:
+        """The top_k chunks. A read that races an ingest in another process can find the
+        store between two of its writes (Chroma: "Error finding id"); searching is
+        read-only, so it is tried again after a pause."""
+        from chromadb.errors import InternalError
+
+        for attempt in range(1, READ_ATTEMPTS + 1):
+            try:
+                return self._search(query, top_k, collection, mode)
+            except InternalError as exc:
+                if attempt == READ_ATTEMPTS:
+                    raise
+                log.warning("retrieval read the store mid-write (%s); trying again", exc)
+                time.sleep(READ_RETRY_PAUSE * attempt)
+        raise AssertionError("unreachable")
+
+    def _search(
+        self, query: str, top_k: int, collection: str | None, mode: str | None
     ) -> list[RetrievedChunk]:
         mode = mode or self.mode
         name = collection or self.collection
