@@ -226,12 +226,6 @@ def stub_reply(body: dict, grade: str = "correct") -> str:
     return "The sources say so [1]."
 
 
-def make_timed_stub():
-    from tests.stubs import OpenAIStub
-
-    return OpenAIStub(default=stub_reply, delay=STUB_DELAY)
-
-
 # --- the run -------------------------------------------------------------------------------
 
 
@@ -470,7 +464,7 @@ def mode_rows(store: Path, question: str, say, skip: bool) -> list[Row]:
 
     web_stub = getattr(tests.stubs, "TavilyStub", None)
     with contextlib.ExitStack() as stack:
-        stub = stack.enter_context(make_timed_stub())
+        stub = stack.enter_context(tests.stubs.OpenAIStub(default=stub_reply, delay=STUB_DELAY))
         overrides = {
             "store.path": str(store),
             "llm.provider": "openai",

@@ -103,12 +103,8 @@ def test_a_bm25_index_that_lags_behind_chroma_is_repaired(tmp_path, caplog):
 @pytest.fixture(scope="module")
 def sample_retriever(sample_store_master):
     settings = settings_for(sample_store_master)
-    return Retriever(
-        service.vector_store(settings),
-        service.embedder(settings),
-        "docs",
-        lexical=service.lexical_indexes(settings),
-        options=settings.retrieval,
+    return service.retriever(
+        settings, service.vector_store(settings), service.embedder(settings), "docs"
     )
 
 
@@ -141,14 +137,10 @@ def test_weighted_and_rrf_fusion_can_both_be_chosen(sample_store_master):
     orders = {}
     for fusion in ("rrf", "weighted"):
         settings = settings_for(sample_store_master, **{"retrieval.fusion": fusion})
-        retriever = Retriever(
-            service.vector_store(settings),
-            service.embedder(settings),
-            "docs",
-            mode="hybrid",
-            lexical=service.lexical_indexes(settings),
-            options=settings.retrieval,
+        retriever = service.retriever(
+            settings, service.vector_store(settings), service.embedder(settings), "docs"
         )
+        assert retriever.mode == "hybrid"
         hits = retriever.search(question, 5)
         orders[fusion] = hits
         assert "10 single-use recovery codes" in " ".join(h.content for h in hits[:2])
@@ -178,12 +170,8 @@ def test_weighted_fusion_uses_each_retrievers_real_score_for_the_others_candidat
     settings = settings_for(
         sample_store_master, **{"retrieval.candidates": 4, "retrieval.dense_weight": 0.6}
     )
-    retriever = Retriever(
-        service.vector_store(settings),
-        service.embedder(settings),
-        "docs",
-        lexical=service.lexical_indexes(settings),
-        options=settings.retrieval,
+    retriever = service.retriever(
+        settings, service.vector_store(settings), service.embedder(settings), "docs"
     )
     question = "Can I restore a file I deleted last week from the web app?"
     dense_ids = [c.chunk_id for c in retriever.search(question, 4, mode="dense")]
