@@ -378,3 +378,16 @@ def test_max_web_calls_zero_skips_the_search_and_says_why(sample_store):
     assert steps_named(settings, result, "limit")[0].notes == [
         "web search skipped: --max-web-calls 0 reached"
     ]
+
+
+def test_no_draft_when_the_call_budget_has_no_room_for_one(sample_store):
+    """Drafting may cost a discarded generation; with --max-llm-calls 3 there is no room
+    for it, so crag grades, then generates, and says nothing about a limit it never hit."""
+    with OpenAIStub() as llm, TavilyStub(HITS[:1] + HITS[2:]) as web:
+        llm.enqueue(grades(0.1, 0.0, 0.0, 0.0, 0.0), grades(0.9, 0.6), "From the web [1][2].")
+        settings = settings_with(sample_store, llm, web, **{"limits.max_llm_calls": 3})
+        result = service.ask(settings, "What does Driftwood cost in 2026?", mode="crag")
+    assert result.answer == "From the web [1][2]." and result.answer_type == "answer"
+    assert result.usage.llm_calls == 3
+    assert steps_named(settings, result, "draft") == []
+    assert steps_named(settings, result, "limit") == [] and result.notes == []
