@@ -127,7 +127,7 @@ def ingest(
     verbose: VerboseOpt = False,
 ) -> None:
     """Load files into the store, incrementally: unchanged files cost nothing."""
-    from ragcli import app as service
+    from ragcli import service
     from ragcli import render
 
     _logging(verbose)
@@ -229,7 +229,7 @@ def ask(
 
     Exit codes: 0 answered, 3 limited or unverified, 4 clarification needed,
     5 handoff or not covered, 2 usage or configuration error, 1 failure."""
-    from ragcli import app as service
+    from ragcli import service
     from ragcli import render
     from ragcli.pipeline.modes import MODES
 
@@ -305,7 +305,7 @@ def trace(
     """Show how a run was made: every score, threshold, route and iteration.
 
     `ragcli trace diff A B` puts two runs' steps side by side and marks what differs."""
-    from ragcli import app as service
+    from ragcli import service
     from ragcli import render
 
     try:
@@ -470,7 +470,7 @@ def _compare(
     config: Path | None,
 ) -> None:
     """Every mode in the registry on one question: a summary table, then each answer."""
-    from ragcli import app as service
+    from ragcli import service
     from ragcli import views
     from ragcli.compare import compare
 
@@ -584,7 +584,7 @@ def status(
 
 
 def _manifest_or_fail(settings):
-    from ragcli import app as service
+    from ragcli import service
     from ragcli.errors import EmptyStoreError
     from ragcli.store.manifest import Manifest
 
@@ -642,7 +642,7 @@ def remove(
 
     A folder removes every ingested file under it. A path that matches no ingested file is
     an error (exit 2) and nothing is removed."""
-    from ragcli import app as service
+    from ragcli import service
     from ragcli import views
     from ragcli.ingest.removal import remove_paths
 

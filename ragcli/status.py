@@ -70,7 +70,7 @@ def _price(settings: Settings, provider: str) -> dict[str, float] | None:
 
 
 def gather(settings: Settings) -> dict[str, Any]:
-    from ragcli.app import store_dir
+    from ragcli.service import store_dir
     from ragcli.llm import chosen_provider
     from ragcli.web import chosen_web
 

@@ -409,7 +409,7 @@ def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[
         )
 
     # 5. Retrieval latency in process: embed the query, search the collection.
-    from ragcli import app as service
+    from ragcli import service
     from ragcli.config import load_settings
     from ragcli.store.retriever import Retriever
 
@@ -490,7 +490,7 @@ def mode_rows(store: Path, question: str, say, skip: bool) -> list[Row]:
 def measure_mode(
     stub, overrides: dict[str, Any], question: str, label: str, mode: str, target: int | None
 ) -> Row:
-    from ragcli import app as service
+    from ragcli import service
     from ragcli.config import load_settings
 
     settings = load_settings(None, overrides, environ={})

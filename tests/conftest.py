@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcli import app as service
+from ragcli import service
 from ragcli.config import Settings, load_settings
 
 ROOT = Path(__file__).resolve().parent.parent

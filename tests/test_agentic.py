@@ -11,7 +11,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from ragcli import app as service
+from ragcli import service
 from ragcli.cli import app
 from ragcli.llm.citations import citation_label, merge_sources
 from ragcli.llm.extractive import ExtractiveBackend

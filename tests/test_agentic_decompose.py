@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragcli import app as service
+from ragcli import service
 from ragcli.llm import make_llm
 from ragcli.llm.decompose import decompose
 from ragcli.pipeline import steps

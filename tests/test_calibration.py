@@ -159,6 +159,6 @@ def test_calibrate_needs_both_kinds_of_question(sample_store, tmp_path):
 
 
 def _embedder(store):
-    from ragcli import app as service
+    from ragcli import service
 
     return service.embedder(settings_for(store))

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from ragcli import app as service
+from ragcli import service
 from tests.conftest import settings_for
 from tests.stubs import Fault, OpenAIStub, TavilyStub, WebHit
 

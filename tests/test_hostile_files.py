@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader, PdfWriter
 
-from ragcli import app as service
+from ragcli import service
 from tests.conftest import SAMPLE, settings_for
 from tests.storecheck import ROOT, assert_consistent, cli_env, ragcli, store_state
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcli import app as service
+from ragcli import service
 from ragcli.store.fusion import weighted_score_fusion
 from ragcli.store.lexical import LexicalIndex
 from ragcli.store.lexical_sync import lexical_dir

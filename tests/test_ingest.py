@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcli import app as service
+from ragcli import service
 from ragcli.ingest.runner import STATUSES
 from tests.conftest import SAMPLE, settings_for
 

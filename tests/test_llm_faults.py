@@ -128,7 +128,7 @@ def test_no_traceback_from_a_real_process(sample_store, tmp_path):
 
 @pytest.mark.parametrize("reply", ["I think they are all relevant!", "```json\n{oops", ""])
 def test_unparseable_structured_replies_fall_back_and_are_recorded(sample_store, reply):
-    from ragcli import app as service
+    from ragcli import service
 
     with OpenAIStub(default=reply) as stub:
         settings = settings_for(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ragcli import app as service
+from ragcli import service
 from ragcli.llm import make_llm
 from ragcli.pipeline import steps
 from ragcli.pipeline.context import RunContext

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragcli import app as service
+from ragcli import service
 from ragcli.ingest.loaders import LoadError
 from ragcli.ingest.qna import load_qna, qna_format
 from tests.conftest import SAMPLE, settings_for

@@ -7,7 +7,7 @@ import logging
 
 from typer.testing import CliRunner
 
-from ragcli import app as service
+from ragcli import service
 from ragcli.cli import app
 from tests.stubs import OpenAIStub, TavilyStub
 from tests.test_crag import HITS, QUESTION, grades, settings_with, steps_named

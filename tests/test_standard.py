@@ -5,7 +5,7 @@ from pathlib import Path
 
 import yaml
 
-from ragcli import app as service
+from ragcli import service
 from ragcli.llm.extractive import NO_ANSWER
 from tests.conftest import settings_for
 from tests.stubs import OpenAIStub

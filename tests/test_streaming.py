@@ -6,7 +6,7 @@ import time
 
 from typer.testing import CliRunner
 
-from ragcli import app as service
+from ragcli import service
 from ragcli.cli import app
 from tests.conftest import settings_for
 from tests.stubs import OpenAIStub

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from ragcli import app as service
+from ragcli import service
 from ragcli.cli import app
 from ragcli.errors import exit_code_for
 from tests.conftest import settings_for

@@ -108,7 +108,7 @@ def calibrate(
 ) -> dict[str, Any]:
     """Fit the relevance calibration on labelled questions over the store's collection and
     report it against the calibration in force before."""
-    from ragcli import app as service
+    from ragcli import service
     from ragcli.llm.calibration import (
         STORE_FILE,
         Calibration,

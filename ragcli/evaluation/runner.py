@@ -71,7 +71,7 @@ def run_eval(
 ) -> EvalReport:
     import time
 
-    from ragcli import app as service
+    from ragcli import service
     from ragcli.store.retriever import Retriever
 
     dataset = load_beir(Path(dataset_dir), split)
