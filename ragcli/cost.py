@@ -47,11 +47,3 @@ def estimate_usage(
         int(usage.get("completion_tokens", 0) or 0),
     )
 
-
-def format_cost(usd: float) -> str:
-    """Small amounts keep enough digits to be read; `~` says it is an estimate."""
-    if usd == 0:
-        return "~$0"
-    if usd < 0.01:
-        return f"~${usd:.6f}".rstrip("0")
-    return f"~${usd:.4f}"

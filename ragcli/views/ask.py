@@ -1,0 +1,98 @@
+"""`ragcli ask`: the answer in its panel, the sources it drew on, each mode's block, the
+routing steps of its trace, and a footer with what the run cost."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from ragcli.models import RetrievedChunk
+from ragcli.pipeline.results import AskResult, BackendInfo
+from ragcli.trace.recorder import Trace
+from ragcli.views.answer import answer_panel
+from ragcli.views.crag import crag_tables
+from ragcli.views.format import answer_style, display_path, format_cost, num, one_line, plural
+from ragcli.views.layout import Cell, Col, FitTable
+from ragcli.views.reflect import rounds_table
+from ragcli.views.steps import details_tables, steps_table
+from ragcli.views.tos import tos_parts
+
+# Step details worth showing with an answer; `ragcli trace` shows them all.
+ASK_DETAILS = {"sub_questions"}
+
+
+def sources_table(sources: list[RetrievedChunk], title: str = "Sources") -> FitTable:
+    """The chunks the answer drew on, numbered as it cites them. A source is its file
+    (or URL) over where in it: a page, a heading or a web page's title."""
+    fused = any(len(s.component_scores) > 1 for s in sources)
+    columns = [Col("#", justify="right"), Col("score", justify="right")]
+    if fused:
+        columns.append(Col("components", drop=2))
+    columns += [Col("source", kind="key"), Col("preview", kind="flex", wrap=False, drop=1)]
+    rows: list[list[Cell]] = []
+    for number, source in enumerate(sources, start=1):
+        meta = source.metadata
+        where = Text(display_path(meta.source_file))
+        place = f"p. {meta.page}" if meta.page else (meta.heading or meta.title or "")
+        if place:
+            where.append("\n" + one_line(place), style="dim")
+        row: list[Cell] = [str(number), num(source.score)]
+        if fused:
+            row.append("\n".join(f"{k} {num(v)}" for k, v in source.component_scores.items()))
+        row += [where, one_line(meta.content_preview or source.content[:200])]
+        rows.append(row)
+    return FitTable(columns, rows, title=title)
+
+
+def _badge(result: AskResult) -> Text:
+    style = answer_style(result.answer_type)
+    badge = result.answer_type
+    if result.tos_details:
+        badge += f" · {result.tos_details.answer_type}"
+    return Text.assemble((result.mode, "bold"), " · ", (badge, style))
+
+
+def footer(result: AskResult, cost: float | None) -> Text:
+    usage = result.usage
+    parts = [
+        f"{result.timings_ms.get('total', 0):.0f} ms",
+        plural(usage.llm_calls, "model call"),
+        plural(usage.prompt_tokens + usage.completion_tokens, "token"),
+        plural(usage.web_searches, "web search", "web searches"),
+    ]
+    if cost is not None:
+        parts.append(format_cost(cost))
+    parts.append(f"trace {result.trace_id}")
+    return Text(" · ".join(parts), style="dim")
+
+
+def backend_line(backend: BackendInfo) -> Text:
+    named = [
+        ("llm", backend.llm),
+        ("model", backend.model),
+        ("web", backend.web),
+        ("embedder", backend.embedder),
+    ]
+    return Text("backend  " + "  ·  ".join(f"{k}: {v}" for k, v in named if v), style="dim")
+
+
+def ask_view(
+    result: AskResult, trace: Trace | None = None, cost: float | None = None
+) -> RenderableType:
+    parts: list[RenderableType] = [
+        answer_panel(result.answer, _badge(result), answer_style(result.answer_type))
+    ]
+    parts += [Text(f"⚠ {note}", style="yellow") for note in result.notes]
+    if result.tos_details:
+        parts += tos_parts(result.tos_details)
+    if result.sources:
+        parts.append(sources_table(result.sources))
+    if result.crag_details:
+        parts += crag_tables(result.crag_details)
+    if result.reflection_details and result.reflection_details.history:
+        parts.append(rounds_table(result.reflection_details))
+    if trace is not None:
+        parts.append(steps_table(trace.steps, title="Routing"))
+        parts += details_tables(trace.steps, keys=ASK_DETAILS)
+    parts += [footer(result, cost), backend_line(result.backend)]
+    return Group(*parts)

@@ -1,0 +1,64 @@
+"""`ragcli status`: the store, its collections, and the backends in force."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from ragcli.views.format import plural, when
+from ragcli.views.layout import Cell, Col, FitTable, pairs
+
+
+def _settings_lines(data: dict[str, Any]) -> list[tuple[str, Cell]]:
+    store, llm, web, emb = data["store"], data["llm"], data["web"], data["embedder"]
+    where = store["path"] + ("" if store["exists"] else "  (not created yet)")
+    if store["chroma"] != "local":
+        where += f"  · chroma server {store['chroma']}"
+    model = llm["model"] + (f" at {llm['base_url']}" if llm["base_url"] else "")
+    price = llm.get("price_per_1m_tokens")
+    priced = f"${price['input']:g} in, ${price['output']:g} out per 1M tokens" if price else "-"
+    traces = data["traces"]
+    return [
+        ("store", where),
+        ("collection", f"{store['default_collection']} (default for ingest and ask)"),
+        ("last ingest", when(data["last_ingest"])),
+        ("embedder", f"{emb['model']} · {emb['backend']} · {emb['device']}"),
+        ("retrieval", f"{data['retrieval']['mode']} · top {data['retrieval']['top_k']}"),
+        ("model", f"{llm['provider']} · {model} · key {llm['api_key']}"),
+        ("price", priced),
+        ("web search", f"{web['provider']} · key {web['api_key']}"),
+        ("traces", f"{plural(traces['runs'], 'run')} · last {when(traces['last_run'])}"),
+    ]
+
+
+def collections_table(collections: list[dict[str, Any]]) -> FitTable:
+    columns = [
+        Col("collection", kind="key"),
+        Col("files", justify="right"),
+        Col("chunks", justify="right"),
+        Col("last ingest", drop=1),
+    ]
+    rows: list[list[Cell]] = [
+        [
+            item["name"],
+            str(item["files"]),
+            "?" if item["chunks"] is None else str(item["chunks"]),
+            when(item["last_ingest"]),
+        ]
+        for item in collections
+    ]
+    return FitTable(columns, rows, title="Collections")
+
+
+def status_view(data: dict[str, Any]) -> RenderableType:
+    parts: list[RenderableType] = [pairs(_settings_lines(data))]
+    if data["store"].get("error"):
+        error = data["store"]["error"]
+        parts.append(Text(f"⚠ chunk counts unavailable: {error}", style="yellow"))
+    if data["collections"]:
+        parts.append(collections_table(data["collections"]))
+    else:
+        parts.append(Text("no collections yet: run `ragcli ingest PATH`", style="yellow"))
+    return Group(*parts)

@@ -1,0 +1,154 @@
+"""`ragcli trace`: one run in full, the list of recent runs, a search through them, and
+two runs side by side (`trace diff`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from ragcli.trace.recorder import Trace
+from ragcli.views.answer import answer_panel
+from ragcli.views.format import answer_style, fmt, format_cost, one_line, plural, when
+from ragcli.views.layout import Cell, Col, FitTable, pairs
+from ragcli.views.reflect import rounds_table, stored_reflection
+from ragcli.views.steps import details_tables, steps_table
+
+
+def trace_view(trace: Trace, cost: float | None = None) -> RenderableType:
+    usage = trace.usage()
+    total = (
+        f"{trace.total_ms:.0f} ms · {plural(usage['llm_calls'], 'model call')} · "
+        f"{usage['prompt_tokens']}+{usage['completion_tokens']} tokens · "
+        f"{plural(usage['web_searches'], 'web search', 'web searches')}"
+    )
+    if cost is not None:
+        total += f" · {format_cost(cost)}"
+    outcome = trace.answer_type or "answer"
+    header = pairs(
+        [
+            ("trace", trace.id),
+            ("time", when(trace.created_at, seconds=True)),
+            ("question", trace.question),
+            ("mode", trace.mode),
+            ("outcome", Text(outcome, style=answer_style(outcome))),
+            ("backend", fmt(trace.backend)),
+            ("total", total),
+        ]
+    )
+    parts: list[RenderableType] = [header, steps_table(trace.steps)]
+    parts += details_tables(trace.steps)
+    reflection = stored_reflection(trace.result)
+    if reflection is not None and reflection.history:
+        parts.append(rounds_table(reflection))
+    parts.append(answer_panel(trace.answer, "answer"))
+    settings = [
+        [f"{section}.{key}", fmt(value)]
+        for section, values in trace.thresholds.items()
+        for key, value in values.items()
+    ]
+    columns = [Col("setting", kind="key"), Col("value", justify="right")]
+    parts.append(FitTable(columns, settings, title="Thresholds in force"))
+    return Group(*parts)
+
+
+def _run_row(row: dict[str, Any]) -> list[Cell]:
+    kind = row.get("answer_type") or ""
+    return [
+        row["id"],
+        when(row["created_at"]),
+        row["mode"],
+        Text(kind, style=answer_style(kind) if kind else ""),
+        one_line(row["question"]),
+    ]
+
+
+_RUN_COLUMNS = [
+    Col("id"),
+    Col("time", drop=2),
+    Col("mode"),
+    Col("outcome", drop=1),
+    # One line per run: a long question is cut with "…" (`ragcli trace ID` shows it whole).
+    Col("question", kind="flex", wrap=False, min_width=16),
+]
+
+
+def trace_list(rows: list[dict[str, Any]]) -> RenderableType:
+    columns = [*_RUN_COLUMNS, Col("ms", justify="right", drop=3)]
+    cells = [[*_run_row(row), f"{row['total_ms']:.0f}"] for row in rows]
+    return FitTable(columns, cells, title="Recent runs")
+
+
+def trace_search_view(text: str, rows: list[dict[str, Any]]) -> RenderableType:
+    columns = [*_RUN_COLUMNS, Col("answer", kind="flex", wrap=False, min_width=20)]
+    cells = [[*_run_row(row), one_line(row.get("answer", ""))] for row in rows]
+    return FitTable(columns, cells, title=f"Runs matching {text!r}")
+
+
+def _step_cell(side: dict[str, Any] | None) -> str:
+    if side is None:
+        return "-"
+    text = fmt(side["scores"]) if side["scores"] else ""
+    if side["threshold"]:
+        text += f" vs {fmt(side['threshold'])}"
+    if side["decision"]:
+        text += f" -> {side['decision']}" if text else side["decision"]
+    return text or "-"
+
+
+def trace_diff_view(data: dict[str, Any]) -> RenderableType:
+    """Runs A and B (from trace/diff.py): the summary fields, the steps aligned by name
+    with what differs marked, then both answers."""
+    summary = FitTable(
+        [
+            Col("field"),
+            Col("A", kind="flex"),
+            Col("B", kind="flex"),
+            Col(""),
+        ],
+        [
+            [row["field"], fmt(row["a"]), fmt(row["b"]), "≠" if row["differs"] else ""]
+            for row in data["summary"]
+        ],
+        title=f"Runs A {data['a']} and B {data['b']}",
+    )
+    rows: list[list[Cell]] = []
+    for number, pair in enumerate(data["steps"], start=1):
+        a_ms = f"{pair['a']['ms']:.0f}" if pair["a"] else "-"
+        b_ms = f"{pair['b']['ms']:.0f}" if pair["b"] else "-"
+        names = sorted({side["name"] for side in (pair["a"], pair["b"]) if side})
+        style = "yellow" if pair["differs"] else ""
+        rows.append(
+            [
+                str(number),
+                " / ".join(names),
+                _step_cell(pair["a"]),
+                _step_cell(pair["b"]),
+                f"{a_ms}/{b_ms}",
+                Text(", ".join(pair["differs"]) or "-", style=style),
+            ]
+        )
+    steps = FitTable(
+        [
+            Col("#", justify="right"),
+            Col("step"),
+            Col("A", kind="flex", min_width=16),
+            Col("B", kind="flex", min_width=16),
+            Col("ms A/B", justify="right", drop=1),
+            Col("differs", kind="flex", min_width=8),
+        ],
+        rows,
+        title="Steps side by side (score vs threshold -> decision)",
+    )
+    differing = data["steps_differing"]
+    verdict = Text(
+        f"{differing} of {len(data['steps'])} steps differ"
+        if differing
+        else "the runs took the same steps with the same scores and routes",
+        style="dim",
+    )
+    answers = [
+        answer_panel(data["answers"][side] or "-", f"answer {side.upper()}") for side in ("a", "b")
+    ]
+    return Group(summary, steps, verdict, *answers)
