@@ -13,7 +13,7 @@ from typing import Any
 from ragcli import cost
 from ragcli.config import Settings
 from ragcli.errors import ConfigError, EmptyStoreError, RagcliError
-from ragcli.models import AskResult
+from ragcli.pipeline.results import AskResult
 from ragcli.trace.recorder import StepRecord, Trace
 
 
@@ -62,7 +62,7 @@ def summarise(
             row["route"] = " > ".join(s.name for s in trace.steps)
             scored = next((s for s in trace.steps if _first_number(s.scores) is not None), None)
             row["score"] = _first_number(scored.scores) if scored else None
-    usd = cost.estimate_usage(settings.prices, result.backend, usage.model_dump())
+    usd = cost.estimate_usage(settings.prices, result.backend.model_dump(), usage.model_dump())
     if usd is not None:
         row["estimated_cost_usd"] = usd
     return row
@@ -77,7 +77,7 @@ def compare(
 ) -> list[dict[str, Any]]:
     """Every mode in the registry on the same question, in registry order. A mode that
     fails is reported in its row and the others still run."""
-    from ragcli.pipeline.modes import MODES
+    from ragcli.pipeline.modes.registry import MODES
 
     rows = []
     for mode in MODES:

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 GradeLabel = Literal["correct", "ambiguous", "incorrect"]
+# The one vocabulary of outcomes every mode reports (README, "Exit codes").
+AnswerType = Literal["answer", "limited", "unverified", "clarification", "handoff", "not_covered"]
+
+
+class Record(BaseModel):
+    """A block of ragcli's JSON output: its published schema admits no undeclared key, so
+    a script (or a test) that relies on a misspelt or vanished field finds out."""
+
+    model_config = ConfigDict(json_schema_extra={"additionalProperties": False})
 
 
 class ChunkMetadata(BaseModel):
@@ -23,12 +32,14 @@ class ChunkMetadata(BaseModel):
     content_preview: str = ""
     page: int | None = None
     heading: str | None = None
+    # A web result's page title; absent from document chunks' JSON.
+    title: str | None = Field(default=None, exclude_if=lambda v: v is None)
     file_sha256: str | None = None
     created_at: str | None = None
     processed_at: str | None = None
 
 
-class RetrievedChunk(BaseModel):
+class RetrievedChunk(Record):
     content: str
     score: float
     metadata: ChunkMetadata
@@ -57,7 +68,7 @@ class Grading(BaseModel):
     better_query: str = ""
 
 
-class Reflection(BaseModel):
+class Reflection(Record):
     answer_grounded: bool = False
     hallucination_detected: bool = False
     reflection_score: float = Field(0.0, ge=0.0, le=1.0)
@@ -78,31 +89,8 @@ class SubAnswer(BaseModel):
     error: str | None = None  # the model failed to answer this sub-question
 
 
-class Usage(BaseModel):
+class Usage(Record):
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     web_searches: int = 0
-
-
-class AskResult(BaseModel):
-    """The response of one `ask`, shaped as in DESIGN.md."""
-
-    query: str
-    answer: str
-    mode: str
-    trace_id: str = ""
-    # answer | limited | unverified | clarification | handoff | not_covered
-    answer_type: str = "answer"
-    notes: list[str] = Field(default_factory=list)
-    backend: dict[str, str] = Field(default_factory=dict)
-    sources: list[RetrievedChunk] = Field(default_factory=list)
-    crag_details: dict[str, Any] | None = None
-    reflection_details: dict[str, Any] | None = None
-    tos_details: dict[str, Any] | None = None
-    agentic_details: dict[str, Any] | None = None
-    usage: Usage = Field(default_factory=Usage)
-    timings_ms: dict[str, float] = Field(default_factory=dict)
-
-    def to_json_dict(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude_none=True)

@@ -6,10 +6,11 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ragcli.config import Settings
-from ragcli.errors import EmptyStoreError
-from ragcli.models import AskResult
+from ragcli.errors import ConfigError, EmptyStoreError
+from ragcli.pipeline.results import AskResult
 from ragcli.trace.recorder import Trace
 from ragcli.trace.store import TraceStore
 
@@ -121,6 +122,22 @@ def backend_info(settings: Settings, llm_model: str, embedder_name: str) -> dict
     }
 
 
+def calibration(settings: Settings):
+    from ragcli.llm.calibration import Calibration
+
+    return Calibration.for_store(store_dir(settings))
+
+
+def with_top_k(settings: Settings, top_k: int | None) -> Settings:
+    """`--top-k` for one run: every retrieval of the run takes it, the agentic
+    sub-questions' too."""
+    if top_k is None:
+        return settings
+    retrieval = settings.retrieval.model_copy(update={"top_k": top_k})
+    agentic = settings.agentic.model_copy(update={"top_k": top_k})
+    return settings.model_copy(update={"retrieval": retrieval, "agentic": agentic})
+
+
 def ask(
     settings: Settings,
     question: str,
@@ -131,9 +148,13 @@ def ask(
 ) -> AskResult:
     from ragcli.llm import make_llm
     from ragcli.pipeline.context import RunContext
-    from ragcli.pipeline.modes import MODES
+    from ragcli.pipeline.modes.registry import MODES
     from ragcli.web import make_web
 
+    if mode not in MODES:
+        raise ConfigError(f"--mode {mode!r}: choose one of {', '.join(MODES)}")
+    if not question.strip():
+        raise ConfigError("the question is empty")
     started = time.perf_counter()
     collection = collection or settings.store.collection
     loading = embedder_in_background(settings, on_export)
@@ -145,7 +166,7 @@ def ask(
         )
     emb = loading.result()
     search = retriever(settings, store, emb, collection)
-    llm = make_llm(settings, emb, term_stats=term_stats(search))
+    llm = make_llm(settings, emb, calibration(settings), term_stats=term_stats(search))
     web = make_web(settings)
     trace = Trace(
         question=question,
@@ -184,3 +205,97 @@ def save_trace(settings: Settings, trace: Trace) -> None:
         trace_store(settings).save(trace)
     except Exception as exc:  # locked, corrupted, read-only ...
         log.warning("trace not saved (%s): %s", trace_store(settings).path, exc)
+
+
+def manifest(settings: Settings):
+    """The store's file manifest; an error that says what to do when nothing was ingested."""
+    from ragcli.store.manifest import Manifest
+
+    path = store_dir(settings) / "manifest.sqlite"
+    if not path.is_file():
+        raise EmptyStoreError(
+            f"no files ingested in {store_dir(settings)}: run `ragcli ingest PATH` first"
+        )
+    return Manifest(path)
+
+
+def ingested_files(settings: Settings, collection: str | None = None):
+    """The manifest's rows: every ingested file, or those of one collection."""
+    files = manifest(settings)
+    try:
+        return files.files(collection)
+    finally:
+        files.close()
+
+
+def remove(
+    settings: Settings,
+    paths: list[Path],
+    dry_run: bool = False,
+    on_export: Callable[[str], None] | None = None,
+):
+    """`ragcli rm`: the files at or under `paths` leave every index, under the ingest
+    lock. The paths are matched before the store and model load, so a typo costs nothing."""
+    import contextlib
+
+    from ragcli.ingest.removal import remove_paths
+
+    name = settings.store.collection
+    files = manifest(settings)
+    try:
+        removal = remove_paths(files, name, paths)
+    finally:
+        files.close()
+    if dry_run:
+        return removal
+    writer = ingestor(settings, on_export=on_export)
+    # The same lock as ingest: a removal must not interleave with an ingest's writes.
+    with writer.lock or contextlib.nullcontext():
+        removal = remove_paths(writer.manifest, name, paths, writer.remove_file)
+        if writer.lexical:
+            writer.lexical.save(name)
+    return removal
+
+
+def compare(
+    settings: Settings,
+    question: str,
+    on_export: Callable[[str], None] | None = None,
+    on_run: Callable[[str], None] | None = None,
+) -> list[dict]:
+    """Every mode on one question, one summary row each (see compare.py)."""
+    from ragcli.compare import compare as compare_modes
+
+    if not question.strip():
+        raise ConfigError("the question is empty")
+    traces = trace_store(settings)
+    # Load the store and the model once before the first mode, so that mode alone does
+    # not pay for the imports and its time compares fairly with the others.
+    vector_store(settings, must_exist=True)
+    embedder(settings, on_export)
+
+    def ask_quietly(settings: Settings, question: str, mode: str) -> AskResult:
+        return ask(settings, question, mode=mode, on_export=on_export)
+
+    return compare_modes(settings, question, ask_quietly, traces.get, on_run=on_run)
+
+
+def find_trace(settings: Settings, trace_id: str | None) -> Trace:
+    """One stored run by id (a prefix is enough), or the latest."""
+    traces = trace_store(settings)
+    record = traces.get(trace_id)
+    if record is not None:
+        return record
+    if trace_id and traces.recent(1):
+        raise ConfigError(
+            f"no run matches {trace_id!r} in {traces.path} (unknown, or a prefix of several; "
+            "`ragcli trace --list` shows the runs)"
+        )
+    raise ConfigError(f"no runs yet in {traces.path}: ask a question first")
+
+
+def cost_of(settings: Settings, backend: dict[str, str], usage: dict[str, Any]) -> float | None:
+    """The run's estimated price in USD from the price table; None when not priced."""
+    from ragcli import cost
+
+    return cost.estimate_usage(settings.prices, backend, usage)

@@ -70,8 +70,8 @@ def _price(settings: Settings, provider: str) -> dict[str, float] | None:
 
 
 def gather(settings: Settings) -> dict[str, Any]:
-    from ragcli.service import store_dir
     from ragcli.llm import chosen_provider
+    from ragcli.service import store_dir
     from ragcli.web import chosen_web
 
     directory = store_dir(settings)

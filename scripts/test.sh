@@ -4,4 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install.sh
 .venv/bin/ruff check ragcli tests
+.venv/bin/mypy  # type-checks ragcli/ (settings in pyproject.toml)
 exec .venv/bin/python -m pytest "$@"

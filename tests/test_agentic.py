@@ -80,7 +80,10 @@ def test_sources_are_merged_once_each_and_sub_answers_recited():
 
 
 def test_extractive_synthesis_one_section_per_sub_question_without_repeats(tmp_path):
-    backend = ExtractiveBackend(service.embedder(settings_for(tmp_path)), settings_for(tmp_path))
+    settings = settings_for(tmp_path)
+    backend = ExtractiveBackend(
+        service.embedder(settings), settings.llm, service.calibration(settings)
+    )
     config = chunk("c", "The web port is 7420. The sync port is 7421.", "docs/configuration.md")
     guide = chunk("g", "Metrics are served on port 9420.", "docs/admin_guide.pdf", page=3)
     subs = [
@@ -178,12 +181,12 @@ def test_synthesis_citations_point_at_the_global_sources(sample_store):
     # Overlapping sub-questions retrieve some of the same chunks: each is listed once.
     ids = [s.chunk_id for s in result.sources]
     assert len(ids) == len(set(ids))
-    assert len(ids) < sum(len(sub["sources"]) for sub in details["sub_answers"])
+    assert len(ids) < sum(len(sub.sources) for sub in details.sub_answers)
     # Each sub-answer's [2] became the global number of that same chunk...
-    for sub in details["sub_answers"]:
-        number = int(re.search(r"\[(\d+)\]", sub["answer"]).group(1))
-        assert result.sources[number - 1].content == cited[sub["question"]]
-        assert sub["sources"][1]["n"] == number
+    for sub in details.sub_answers:
+        number = int(re.search(r"\[(\d+)\]", sub.answer).group(1))
+        assert result.sources[number - 1].content == cited[sub.question]
+        assert sub.sources[1].n == number
         assert f"[{number}] {result.sources[number - 1].metadata.source_file}" in prompts[0]
     # ... and the synthesis cites those, with the invented [99] removed and noted.
     first, second = (int(n) for n in re.findall(r"\[(\d+)\]", result.answer))
@@ -192,7 +195,7 @@ def test_synthesis_citations_point_at_the_global_sources(sample_store):
     assert result.sources[second - 1].content == cited[subs[1]]
     synthesize = step_named(trace, "synthesize")
     assert any("[99]" in note for note in synthesize.notes)
-    retrieved = sum(len(sub["sources"]) for sub in details["sub_answers"])
+    retrieved = sum(len(sub.sources) for sub in details.sub_answers)
     assert synthesize.scores["duplicates merged"] == retrieved - len(ids)
 
 
@@ -202,7 +205,7 @@ def test_one_part_question_skips_the_synthesis_call(sample_store):
         settings = openai_settings(sample_store, stub)
         result = service.ask(settings, "How long is the refund window?", mode="agentic")
     assert result.answer == "The refund window is 30 days [1]."
-    assert result.agentic_details["sub_questions"] == ["How long is the refund window?"]
+    assert result.agentic_details.sub_questions == ["How long is the refund window?"]
     assert result.usage.llm_calls == 2  # decompose + one answer; nothing to synthesize
     trace = service.trace_store(settings).get(result.trace_id)
     assert step_named(trace, "decompose").decision.startswith("fallback")
@@ -238,7 +241,7 @@ def test_extractive_agentic_answers_every_part_of_the_labelled_questions(sample_
     for case in LABELLED["agentic"]:
         result = service.ask(settings, case["question"], mode="agentic")
         details = result.agentic_details
-        assert len(details["sub_questions"]) >= len(case["parts_sources"]), details
+        assert len(details.sub_questions) >= len(case["parts_sources"]), details
         assert result.usage.llm_calls == 0
         ids = [s.chunk_id for s in result.sources]
         assert len(ids) == len(set(ids))
@@ -247,7 +250,7 @@ def test_extractive_agentic_answers_every_part_of_the_labelled_questions(sample_
             assert any(f.endswith(source) for f in files), (source, files)
         sections = result.answer.split("\n\n")
         assert [s.splitlines()[0] for s in sections] == [
-            f"**{q}**" for q in details["sub_questions"]
+            f"**{q}**" for q in details.sub_questions
         ]
         quoted = []
         for section in sections:
@@ -348,11 +351,11 @@ def test_openai_agentic_finds_and_cites_every_part_of_the_labelled_questions(sam
     assert result.usage.llm_calls == 1 + len(subs) + 1
     # Each part's fact was retrieved for its sub-question (with the file that answers
     # it), and the synthesis cites the global source that holds it.
-    sub_answers = result.agentic_details["sub_answers"]
+    sub_answers = result.agentic_details.sub_answers
     for fact, source_file, sub in zip(
         case["expect"], case["parts_sources"], sub_answers, strict=True
     ):
-        assert any(s["source_file"].endswith(source_file) for s in sub["sources"])
+        assert any(s.source_file.endswith(source_file) for s in sub.sources)
         match = re.search(re.escape(fact) + r" \[(\d+)\]", result.answer)
         assert match, (fact, result.answer)
         assert flat(fact) in flat(result.sources[int(match.group(1)) - 1].content)
@@ -382,10 +385,10 @@ def test_a_sub_question_the_model_fails_on_leaves_a_limited_answer(sample_store)
     assert result.answer_type == "limited"
     error = f"model endpoint {stub.base_url} answered HTTP 503 after 0 retries"
     assert result.notes == [f"not answered: {subs[1]} ({error})"]
-    entries = result.agentic_details["sub_answers"]
-    assert entries[1]["answer"] is None and "503" in entries[1]["error"]
+    entries = result.agentic_details.sub_answers
+    assert entries[1].answer is None and "503" in entries[1].error
     # Only the answered part's chunks are sources.
-    assert [s["n"] for s in entries[0]["sources"]] == list(range(1, len(result.sources) + 1))
+    assert [s.n for s in entries[0].sources] == list(range(1, len(result.sources) + 1))
     stage = step_named(trace, "answer_sub_questions")
     assert stage.decision == "1 of 2 sub-questions answered, 2 at a time"
     assert [row["answered"] for row in stage.details["sub_questions"]] == [

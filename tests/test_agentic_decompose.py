@@ -8,8 +8,8 @@ import pytest
 from ragcli import service
 from ragcli.llm import make_llm
 from ragcli.llm.decompose import decompose
-from ragcli.pipeline import steps
 from ragcli.pipeline.context import RunContext
+from ragcli.pipeline.modes.agentic import steps
 from ragcli.trace.recorder import Trace
 from tests.conftest import settings_for
 from tests.stubs import OpenAIStub
@@ -124,7 +124,12 @@ def run_decompose(embedder, reply, question="Q about A and B?", **overrides):
             "unused", **{"llm.base_url": stub.base_url, "llm.api_key": "k", **overrides}
         )
         trace = Trace(question=question, mode="agentic")
-        ctx = RunContext(settings, retriever=None, llm=make_llm(settings, embedder), trace=trace)
+        ctx = RunContext(
+            settings,
+            retriever=None,
+            llm=make_llm(settings, embedder, service.calibration(settings)),
+            trace=trace,
+        )
         kept = steps.decompose(ctx, question)
     (step,) = trace.steps
     return kept, step, stub

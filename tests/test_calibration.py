@@ -9,10 +9,10 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
+from ragcli import service
 from ragcli.cli import app
 from ragcli.errors import ConfigError
 from ragcli.evaluation.labelled import load_labelled
-from ragcli.evaluation.tables import calibration_report
 from ragcli.llm.calibration import (
     FEATURES,
     Calibration,
@@ -21,7 +21,6 @@ from ragcli.llm.calibration import (
     fit,
     precision_recall,
 )
-from ragcli.llm.extractive import ExtractiveBackend
 from tests.conftest import settings_for
 
 runner = CliRunner()
@@ -140,11 +139,13 @@ def test_calibrate_command_fits_reports_and_saves(sample_store, tmp_path):
     saved = Calibration.for_store(sample_store)
     assert saved.weights == pytest.approx(tuple(report["calibration"]["weights"]), abs=1e-4)
     assert saved != Calibration.bundled()
-    backend = ExtractiveBackend(_embedder(sample_store), settings_for(sample_store))
-    assert backend.calibration == saved  # the store's own fit takes precedence
+    # The store's own fit takes precedence over the bundled one.
+    assert service.calibration(settings_for(sample_store)) == saved
 
     console = Console(width=120, record=True)
-    console.print(calibration_report(report))
+    from ragcli.views.eval import calibration_view
+
+    console.print(calibration_view(report))
     shown = console.export_text()
     assert "Precision and recall per threshold" in shown and "calibration.json" in shown
     assert f"answerable aggregating >= 0.7: {report['after']['answerable_high']}/3" in shown

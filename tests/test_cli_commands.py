@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from ragcli.cli import app
 from ragcli.errors import ExitCode, exit_code_for
 from ragcli.pipeline import steps
-from ragcli.pipeline.modes import MODES
+from ragcli.pipeline.modes.registry import MODES
 from tests.conftest import SAMPLE
 from tests.stubs import Fault, OpenAIStub
 
@@ -133,8 +133,12 @@ def test_sources_lists_files_with_chunks_pages_hash_and_time(sample_store):
     pdf = next(r for r in rows if r["path"].endswith("admin_guide.pdf"))
     assert pdf["pages"] == 4 and pdf["chunk_count"] > 0 and len(pdf["sha256"]) == 64
     assert pdf["ingested_at"].startswith("20")
+    # Piped (as CliRunner is), one file a line, whole, so `ragcli sources | grep` works.
     text = cli("sources", "--collection", "docs", "--store", str(sample_store)).output
-    assert "admin_guide.pdf" in text and pdf["sha256"][:8] in text and "14 files" in text
+    lines = text.strip().splitlines()
+    assert len(lines) == 14
+    (line,) = [line for line in lines if "admin_guide.pdf" in line]
+    assert pdf["sha256"][:8] in line and pdf["path"].endswith(line.split("\t")[0])
     empty = cli("sources", "--collection", "other", "--store", str(sample_store))
     assert empty.exit_code == 0 and "no files ingested in collection 'other'" in empty.output
 
@@ -221,7 +225,7 @@ def test_compare_reads_route_and_score_from_the_deciding_step(sample_store, monk
             step.decision = "ambiguous: documents + web"
         return ctx.result("graded reply", chunks, answer_type="limited")
 
-    monkeypatch.setattr("ragcli.pipeline.modes.MODES", {"graded": graded})
+    monkeypatch.setattr("ragcli.pipeline.modes.registry.MODES", {"graded": graded})
     rows = json.loads(cli("compare", QUESTION, "--store", str(sample_store), "--json").output)
     assert rows[0]["route"] == "grade: ambiguous: documents + web"
     assert (rows[0]["score"], rows[0]["threshold"]) == (0.55, 0.7)
@@ -295,7 +299,7 @@ def test_trace_diff_marks_the_scores_and_routes_that_differ(sample_store, monkey
     bad = cli("trace", "diff", ids[0], "--store", store)
     assert bad.exit_code == 2 and "ragcli trace diff ID_A ID_B" in bad.output
     bad = cli("trace", "diff", ids[0], "ffffffffff", "--store", store)
-    assert bad.exit_code == 2 and "no run 'ffffffffff'" in bad.output
+    assert bad.exit_code == 2 and "no run matches 'ffffffffff'" in bad.output
 
 
 # -- terminals, colours and the step log ------------------------------------------------
@@ -320,7 +324,7 @@ def test_verbose_logs_a_line_per_step(sample_store):
     args = ["ragcli", "ask", QUESTION, "-m", "graded", "-v", "--store", str(sample_store)]
     quiet = [a for a in args if a != "-v"]
     code = (
-        "import sys\nfrom ragcli.pipeline.modes import MODES\n"
+        "import sys\nfrom ragcli.pipeline.modes.registry import MODES\n"
         "from tests.test_cli_commands import _graded_for_subprocess\n"
         "MODES['graded'] = _graded_for_subprocess\n"
         "from ragcli.cli import app\nsys.argv = {!r}\n"

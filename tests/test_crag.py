@@ -69,14 +69,14 @@ def test_relevant_answers_from_the_graded_documents_in_one_grading_call(sample_s
     assert result.answer == "Business costs $12 per user [1]."
     assert result.answer_type == "answer"
     crag = result.crag_details
-    assert crag["evaluation"] == {
+    assert crag.evaluation.model_dump() == {
         "relevance_score": 0.9,
         "relevance_label": "relevant",
         "needs_web_search": False,
     }
-    assert crag["route"] == "documents" and crag["used_web_search"] is False
-    assert [g["label"] for g in crag["grades"]] == ["correct", "ambiguous"] + ["incorrect"] * 3
-    assert crag["grades"][0]["rationale"] == "stub rationale 1"
+    assert crag.route == "documents" and crag.used_web_search is False
+    assert [g.label for g in crag.grades] == ["correct", "ambiguous"] + ["incorrect"] * 3
+    assert crag.grades[0].rationale == "stub rationale 1"
     # Working chunks: the correct and the ambiguous one; incorrect ones never reach the model.
     assert len(result.sources) == 2
     assert web.requests == []
@@ -108,8 +108,8 @@ def test_ambiguous_adds_graded_web_results_and_drops_incorrect_and_duplicates(sa
         result = service.ask(settings, QUESTION, mode="crag")
     assert result.answer_type == "answer"
     crag = result.crag_details
-    assert crag["evaluation"]["relevance_label"] == "ambiguous"
-    assert crag["route"] == "documents+web" and crag["used_web_search"] is True
+    assert crag.evaluation.relevance_label == "ambiguous"
+    assert crag.route == "documents+web" and crag.used_web_search is True
     # Tavily was asked through its client: key, basic depth, the configured result count.
     assert web.paths == ["/search"]
     assert web.headers[0]["authorization"] == "Bearer tvly-test"
@@ -125,9 +125,9 @@ def test_ambiguous_adds_graded_web_results_and_drops_incorrect_and_duplicates(sa
     assert meta.content_preview and meta.created_at and meta.processed_at
     # The long result was capped; the irrelevant one dropped; the duplicate never graded.
     assert len(result.sources[2].content) == 300
-    rows = {r["url"]: r for r in crag["web_results"]}
-    assert rows["https://example.com/cats"]["used"] is False
-    assert rows["https://example.com/cats"]["label"] == "incorrect"
+    rows = {r.url: r for r in crag.web_results}
+    assert rows["https://example.com/cats"].used is False
+    assert rows["https://example.com/cats"].label == "incorrect"
     assert "https://mirror.example.com" not in rows
     web_grading = [p for p in llm.prompts()[1:] if '"grades"' in p]
     assert len(web_grading) == 1 and '<source id="4"' not in web_grading[0]
@@ -149,8 +149,8 @@ def test_irrelevant_answers_from_web_results_only(sample_store):
         settings = settings_with(sample_store, llm, web)
         result = service.ask(settings, "What does Driftwood cost in 2026?", mode="crag")
     assert result.answer == "From the web [1]."
-    assert result.crag_details["route"] == "web"
-    assert result.crag_details["evaluation"]["needs_web_search"] is True
+    assert result.crag_details.route == "web"
+    assert result.crag_details.evaluation.needs_web_search is True
     assert [s.metadata.source_file for s in result.sources] == [
         "https://example.com/pricing",
         "https://example.com/blog",
@@ -206,7 +206,7 @@ def test_grader_proposed_query_makes_the_rewrite_without_a_model_call(sample_sto
         result = service.ask(settings, QUESTION, mode="crag")
     assert "better_query" in llm.prompts()[0]
     assert not any("Rewrite the query" in p for p in llm.prompts())
-    assert result.crag_details["rewrites"][0]["query"] == proposed
+    assert result.crag_details.rewrites[0].query == proposed
     retrievals = steps_named(settings, result, "retrieve")
     assert [s.inputs["query"] for s in retrievals] == [QUESTION, proposed]
     rewrite = steps_named(settings, result, "rewrite")[0]
@@ -225,7 +225,7 @@ def test_rewrite_when_no_chunk_is_correct_and_two_are_ambiguous(sample_store):
         settings = settings_with(sample_store, llm, web)
         result = service.ask(settings, QUESTION, mode="crag")
     assert "Rewrite the query" in llm.prompts()[1]
-    assert result.crag_details["rewrites"] == [
+    assert [r.model_dump() for r in result.crag_details.rewrites] == [
         {
             "query": "Business plan annual price per seat",
             "relevance_score": 0.85,
@@ -233,7 +233,7 @@ def test_rewrite_when_no_chunk_is_correct_and_two_are_ambiguous(sample_store):
             "kept": True,
         }
     ]
-    assert result.crag_details["route"] == "documents" and web.requests == []
+    assert result.crag_details.route == "documents" and web.requests == []
     retrievals = steps_named(settings, result, "retrieve")
     assert [s.inputs["query"] for s in retrievals] == [
         QUESTION,
@@ -253,9 +253,9 @@ def test_rewrite_that_retrieves_worse_keeps_the_first_chunks(sample_store):
         settings = settings_with(sample_store, llm, web, **{"crag.max_rewrites": 1})
         result = service.ask(settings, QUESTION, mode="crag")
     crag = result.crag_details
-    assert crag["rewrites"][0]["kept"] is False
-    assert crag["evaluation"]["relevance_score"] == 0.6  # the better, first retrieval
-    assert crag["route"] == "documents+web"
+    assert crag.rewrites[0].kept is False
+    assert crag.evaluation.relevance_score == 0.6  # the better, first retrieval
+    assert crag.route == "documents+web"
     assert len(web.requests) == 1  # one rewrite at most, then the route decides
 
 
@@ -289,8 +289,8 @@ def test_web_failure_answers_from_documents_with_a_visible_note(sample_store, fa
     assert result.answer == "From the documents [1]."
     assert result.answer_type == "limited"
     assert any(says in note and "documents only" in note for note in result.notes), result.notes
-    assert result.crag_details["web_search"]["status"] == "failed"
-    assert result.crag_details["used_web_search"] is False
+    assert result.crag_details.web_search.status == "failed"
+    assert result.crag_details.used_web_search is False
     search = steps_named(settings, result, "web_search")[0]
     assert search.decision == "failed" and says in search.notes[0]
     assert result.usage.llm_calls == 2
@@ -314,13 +314,13 @@ def test_no_web_provider_irrelevant_says_not_covered_and_how_to_enable(sample_st
         llm.enqueue(grades(0.2, 0.1, 0.0, 0.0, 0.0))
         settings = settings_with(sample_store, llm)
         result = service.ask(settings, "What is the boiling point of mercury?", mode="crag")
-    assert result.backend["web"] == "none"
+    assert result.backend.web == "none"
     assert result.answer_type == "not_covered"
     assert "The documents do not cover this question" in result.answer
     assert "0.20" in result.answer and "0.40" in result.answer
     assert "TAVILY_API_KEY" in result.answer
     assert len(result.sources) == 5 and result.usage.llm_calls == 1
-    assert result.crag_details["web_search"]["status"] == "unavailable"
+    assert result.crag_details.web_search.status == "unavailable"
     search = steps_named(settings, result, "web_search")[0]
     assert search.decision == "no web provider" and search.web_searches == 0
 
@@ -344,14 +344,14 @@ def test_malformed_grading_json_falls_back_and_is_recorded(sample_store):
         question = "Which cipher is used when I password-protect a backup archive?"
         result = service.ask(settings, question, mode="crag")
     # The extractive evidence decides the route; either way the documents answer it.
-    label = result.crag_details["evaluation"]["relevance_label"]
+    label = result.crag_details.evaluation.relevance_label
     assert result.answer == "An answer [1]."
     assert result.answer_type == {"relevant": "answer", "ambiguous": "limited"}[label]
     grade = steps_named(settings, result, "grade")[0]
     assert any("not valid JSON" in n and "extractive fallback" in n for n in grade.notes)
     # The fallback grades are the extractive backend's, with its rationale.
     assert all(
-        g["rationale"].startswith("calibrated evidence") for g in result.crag_details["grades"]
+        g.rationale.startswith("calibrated evidence") for g in result.crag_details.grades
     )
 
 
@@ -360,9 +360,9 @@ def test_incomplete_grades_fall_back_for_the_missing_sources_only(sample_store):
         llm.enqueue({"grades": [{"id": 1, "score": 0.95, "label": "correct"}]}, "Answer [1].")
         settings = settings_with(sample_store, llm)
         result = service.ask(settings, QUESTION, mode="crag")
-    rows = result.crag_details["grades"]
-    assert rows[0]["score"] == 0.95
-    assert all(r["rationale"].startswith("calibrated evidence") for r in rows[1:])
+    rows = result.crag_details.grades
+    assert rows[0].score == 0.95
+    assert all(r.rationale.startswith("calibrated evidence") for r in rows[1:])
     grade = steps_named(settings, result, "grade")[0]
     assert any("no usable grade for source(s) [2, 3, 4, 5]" in n for n in grade.notes)
 

@@ -158,7 +158,7 @@ def test_a_store_without_its_bm25_index_still_grades_on_bm25_statistics(sample_s
     with caplog.at_level("WARNING", logger="ragcli"):
         result = service.ask(settings, question, mode="crag")
     assert "out of step" in caplog.text
-    assert result.crag_details["evaluation"]["relevance_score"] >= 0.7
+    assert result.crag_details.evaluation.relevance_score >= 0.7
     assert result.answer_type == "answer"
 
 

@@ -11,12 +11,15 @@ import pytest
 from typer.testing import CliRunner
 
 from ragcli.cli import app
+from ragcli.llm.base import GradeBands
 from ragcli.llm.extractive import ExtractiveBackend
 from ragcli.llm.openai_backend import OpenAIBackend
 from ragcli.trace.recorder import Trace
 from tests.conftest import settings_for
 from tests.storecheck import cli_env, ragcli
 from tests.stubs import Fault, OpenAIStub
+
+BANDS = GradeBands(correct_at=0.7, ambiguous_at=0.4)
 
 QUESTION = "How long is the refund window for annual plans?"
 runner = CliRunner()
@@ -135,21 +138,21 @@ def test_unparseable_structured_replies_fall_back_and_are_recorded(sample_store,
             sample_store, **{"llm.base_url": stub.base_url, "llm.api_key": "sk-test"}
         )
         embedder = service.embedder(settings)
-        extractive = ExtractiveBackend(embedder, settings)
-        backend = OpenAIBackend(settings, fallback=extractive)
+        extractive = ExtractiveBackend(embedder, settings.llm, service.calibration(settings))
+        backend = OpenAIBackend(settings.llm, fallback=extractive)
         store = service.vector_store(settings)
         chunks = store.query("docs", embedder.embed([QUESTION])[0], 3)
         trace = Trace(question=QUESTION, mode="test")
         with trace.step("grade") as grade_step:
-            grades = backend.grade(QUESTION, chunks)
+            grades = backend.grade(QUESTION, chunks, BANDS)
         with trace.step("reflect") as reflect_step:
-            reflection = backend.reflect(QUESTION, "Thirty days [1].", chunks)
+            reflection = backend.reflect(QUESTION, "Thirty days [1].", chunks, 0.7)
         with trace.step("verify") as verify_step:
             verification = backend.verify("Thirty days [1].", chunks)
         with trace.step("decompose") as decompose_step:
-            parts = backend.decompose(QUESTION)
-    assert grades == extractive.grade(QUESTION, chunks)
-    assert reflection == extractive.reflect(QUESTION, "Thirty days [1].", chunks)
+            parts = backend.decompose(QUESTION, 2, 4)
+    assert grades == extractive.grade(QUESTION, chunks, BANDS)
+    assert reflection == extractive.reflect(QUESTION, "Thirty days [1].", chunks, 0.7)
     assert verification == extractive.verify("Thirty days [1].", chunks)
     assert parts == [QUESTION]
     for step, role in [

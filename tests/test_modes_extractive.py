@@ -12,6 +12,7 @@ from ragcli import service
 from ragcli.llm import make_llm
 from ragcli.pipeline import steps
 from ragcli.pipeline.context import RunContext
+from ragcli.pipeline.modes.crag import steps as crag_steps
 from ragcli.store.retriever import Retriever
 from ragcli.trace.recorder import Trace
 from tests.conftest import settings_for
@@ -28,12 +29,12 @@ def test_answerable_question_is_answered_offline(sample_store, mode):
     result = service.ask(settings, ANSWERABLE, mode=mode)
     assert result.answer_type == "answer", (result.answer, result.notes)
     assert "7421" in result.answer
-    assert result.usage.llm_calls == 0 and result.backend["llm"] == "extractive"
+    assert result.usage.llm_calls == 0 and result.backend.llm == "extractive"
     if mode != "reflect":
-        assert result.crag_details["evaluation"]["relevance_label"] == "relevant"
+        assert result.crag_details.evaluation.relevance_label == "relevant"
     if mode != "crag":
-        assert result.reflection_details["iterations"] == 1
-        assert result.reflection_details["history"][0]["action"] == "approved"
+        assert result.reflection_details.iterations == 1
+        assert result.reflection_details.history[0].action == "approved"
 
 
 @pytest.mark.parametrize("mode", ["crag", "both"])
@@ -51,8 +52,8 @@ def test_extractive_reflection_out_of_rounds_warns(sample_store):
     question = LABELLED["answerable"][0]["question"]
     result = service.ask(settings, question, mode="reflect")
     details = result.reflection_details
-    assert result.answer_type == "unverified" and details["iterations"] == 2
-    warning = f"not verified: {details['reflection']['reflection_score']:.2f} < 0.99"
+    assert result.answer_type == "unverified" and details.iterations == 2
+    warning = f"not verified: {details.reflection.reflection_score:.2f} < 0.99"
     assert warning in result.notes
 
 
@@ -66,11 +67,11 @@ def test_extractive_crag_answers_an_off_topic_question_from_the_web(sample_store
             sample_store, **{"web.api_key": "tvly-test", "web.base_url": web.url}
         )
         result = service.ask(settings, OFF_TOPIC, mode="crag")
-    assert result.crag_details["route"] == "web"
+    assert result.crag_details.route == "web"
     assert result.answer_type == "answer"
     assert "629.88 kelvin" in result.answer
     assert [s.metadata.source_file for s in result.sources] == ["https://example.org/mercury"]
-    used = {r["url"]: r["used"] for r in result.crag_details["web_results"]}
+    used = {r.url: r.used for r in result.crag_details.web_results}
     assert used == {"https://example.org/mercury": True, "https://example.org/cats": False}
 
 
@@ -83,13 +84,16 @@ CURRENT_CALIBRATION_ACCURACY_FLOOR = 0.74
 def test_labelled_set_aggregate_relevance_accuracy(sample_store_master):
     settings = settings_for(sample_store_master)
     embedder = service.embedder(settings)
-    retriever = Retriever(service.vector_store(settings), embedder, "docs")
+    lexical = service.lexical_indexes(settings)
+    retriever = Retriever(service.vector_store(settings), embedder, "docs", lexical=lexical)
+    # The extractive backend weighs query terms by the retriever's BM25 statistics.
+    llm = make_llm(settings, embedder, service.calibration(settings), service.term_stats(retriever))
     trace = Trace(question="labelled set", mode="crag")
-    ctx = RunContext(settings, retriever, make_llm(settings, embedder), trace)
+    ctx = RunContext(settings, retriever, llm, trace)
     crag = settings.crag
 
     def aggregate(question: str) -> float:
-        _, evaluation = steps.grade(ctx, question, steps.retrieve(ctx, question))
+        _, evaluation = crag_steps.grade(ctx, question, steps.retrieve(ctx, question))
         return evaluation.relevance_score
 
     answerable = [aggregate(c["question"]) for c in LABELLED["answerable"]]

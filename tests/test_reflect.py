@@ -31,9 +31,9 @@ def test_approved_at_once(sample_store):
         result = service.ask(settings, QUESTION, mode="reflect")
     assert result.answer == "Business costs $12 per user [1]." and result.answer_type == "answer"
     details = result.reflection_details
-    assert details["iterations"] == 1 and details["approved"] is True
-    assert details["final_answer"] == result.answer
-    assert details["history"] == [
+    assert details.iterations == 1 and details.approved is True
+    assert details.final_answer == result.answer
+    assert [h.model_dump() for h in details.history] == [
         {
             "iteration": 1,
             "query": QUESTION,
@@ -44,7 +44,7 @@ def test_approved_at_once(sample_store):
             "action": "approved",
         }
     ]
-    assert details["reflection"]["sources_cited"] == ["1"]
+    assert details.reflection.sources_cited == ["1"]
     assert result.notes == [] and result.usage.llm_calls == 2
     assert "Answer to check" in llm.prompts()[1] and result.answer in llm.prompts()[1]
 
@@ -63,9 +63,9 @@ def test_refine_then_approve_retrieves_fresh_chunks(sample_store):
         result = service.ask(settings, QUESTION, mode="reflect")
     assert result.answer.startswith("Business costs $12") and result.answer_type == "answer"
     assert "the answer does not give a price" in llm.prompts()[2]  # refined from the feedback
-    history = result.reflection_details["history"]
-    assert [h["action"] for h in history] == ["refine", "approved"]
-    assert [h["query"] for h in history] == [QUESTION, refined]
+    history = result.reflection_details.history
+    assert [h.action for h in history] == ["refine", "approved"]
+    assert [h.query for h in history] == [QUESTION, refined]
     retrievals = steps_named(settings, result, "retrieve")
     assert [s.inputs["query"] for s in retrievals] == [QUESTION, refined]
     assert result.usage.llm_calls == 5
@@ -82,10 +82,10 @@ def test_rounds_exhausted_returns_the_best_answer_with_a_warning(sample_store):
     assert result.answer_type == "unverified"
     assert "not verified: 0.55 < 0.80" in result.notes
     details = result.reflection_details
-    assert details["iterations"] == 2 and details["approved"] is False
-    assert details["chosen_iteration"] == 1
-    assert [h["action"] for h in details["history"]] == ["refine", "out of rounds"]
-    assert details["reflection"]["reflection_score"] == 0.55
+    assert details.iterations == 2 and details.approved is False
+    assert details.chosen_iteration == 1
+    assert [h.action for h in details.history] == ["refine", "out of rounds"]
+    assert details.reflection.reflection_score == 0.55
     assert result.usage.llm_calls == 5  # max_retries 2: two rounds, one refinement
 
 
@@ -107,7 +107,7 @@ def test_malformed_reflection_json_falls_back_and_is_recorded(sample_store):
     assert any("not valid JSON" in n and "extractive fallback" in n for n in step.notes)
     # "Some answer" is not in the sources: the extractive check cannot approve it.
     assert result.answer_type == "unverified"
-    assert result.reflection_details["history"][0]["grounded"] is False
+    assert result.reflection_details.history[0].grounded is False
 
 
 def test_max_llm_calls_stops_the_loop_with_the_best_answer_and_says_why(sample_store):
@@ -118,7 +118,7 @@ def test_max_llm_calls_stops_the_loop_with_the_best_answer_and_says_why(sample_s
     assert result.answer == "First answer [1]." and result.answer_type == "unverified"
     reason = "stopped before reflection round 2: --max-llm-calls 3 reached"
     assert reason in result.notes
-    assert result.reflection_details["history"][0]["action"] == "stopped (limit)"
+    assert result.reflection_details.history[0].action == "stopped (limit)"
     assert len(llm.requests) == 2
     assert steps_named(settings, result, "limit")[0].inputs["reason"] == reason
 
@@ -160,16 +160,16 @@ def test_both_second_round_triggers_web_search(sample_store, caplog):
     assert len(web.requests) == 1 and web.requests[0]["query"] == refined
     assert all(s.is_web for s in result.sources) and len(result.sources) == 3
     crag = result.crag_details
-    assert crag["route"] == "documents"  # the first CRAG pass
-    assert crag["used_web_search"] is True
-    assert crag["re_retrievals"][0]["route"] == "web"
-    assert crag["re_retrievals"][0]["query"] == refined
-    assert [r["chunk_id"] for r in crag["web_results"]] == [
+    assert crag.route == "documents"  # the first CRAG pass
+    assert crag.used_web_search is True
+    assert crag.re_retrievals[0].route == "web"
+    assert crag.re_retrievals[0].query == refined
+    assert [r.chunk_id for r in crag.web_results] == [
         "web_search_0",
         "web_search_1",
         "web_search_2",
     ]
-    assert [h["action"] for h in result.reflection_details["history"]] == ["refine", "approved"]
+    assert [h.action for h in result.reflection_details.history] == ["refine", "approved"]
     assert result.usage.llm_calls == 8 and result.usage.web_searches == 1
     lines = [r.getMessage() for r in caplog.records]
     for expected in (
@@ -273,5 +273,5 @@ def test_both_relevant_approved_at_once_costs_three_calls(sample_store):
         result = service.ask(settings, QUESTION, mode="both")
     assert result.answer_type == "answer" and result.usage.llm_calls == 3
     assert web.requests == [] and len(result.sources) == 2
-    assert result.crag_details["used_web_search"] is False
-    assert result.reflection_details["iterations"] == 1
+    assert result.crag_details.used_web_search is False
+    assert result.reflection_details.iterations == 1

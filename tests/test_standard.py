@@ -19,7 +19,7 @@ def test_extractive_answers_cite_sources_that_contain_them(sample_store):
     cases = LABELLED["answerable"][:12]
     for case in cases:
         result = service.ask(settings, case["question"])
-        assert result.backend["llm"] == "extractive"
+        assert result.backend.llm == "extractive"
         if result.answer == NO_ANSWER:
             continue
         answered += 1
@@ -49,7 +49,7 @@ def test_openai_backend_sends_question_and_numbered_sources(sample_store):
         question = "How long is the refund window for annual plans?"
         result = service.ask(settings, question)
     assert result.answer == "Annual plans can be refunded within 30 days [1]."
-    assert result.backend["llm"] == "openai" and result.backend["model"] == "gpt-4o-mini"
+    assert result.backend.llm == "openai" and result.backend.model == "gpt-4o-mini"
     assert len(stub.requests) == 1
     request = stub.requests[0]
     assert request["model"] == "gpt-4o-mini" and request["max_tokens"] == 500

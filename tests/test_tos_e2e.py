@@ -25,15 +25,15 @@ runner = CliRunner()
 
 
 def outcome(result) -> str:
-    return result.tos_details["answer_type"]
+    return result.tos_details.answer_type
 
 
 def test_paraphrased_faq_questions_get_the_stored_answer(sample_store):
     settings = settings_for(sample_store)
     for case in TOS["faq_exact"]:
         result = service.ask(settings, case["question"], mode="tos")
-        assert outcome(result) == "qna_answer", (case["question"], result.tos_details["path"])
-        assert result.tos_details["matched_question"] == case["faq_question"]
+        assert outcome(result) == "qna_answer", (case["question"], result.tos_details.path)
+        assert result.tos_details.matched_question == case["faq_question"]
         assert result.answer == FAQ_ANSWERS[case["faq_question"]]
         assert result.sources[0].metadata.source_file.endswith("faq/faq.yaml")
 
@@ -42,7 +42,7 @@ def test_off_topic_questions_are_handed_off(sample_store):
     settings = settings_for(sample_store)
     for case in TOS["off_topic"]:
         result = service.ask(settings, case["question"], mode="tos")
-        assert outcome(result) == "handoff", (case["question"], result.tos_details["path"])
+        assert outcome(result) == "handoff", (case["question"], result.tos_details.path)
         assert result.answer == settings.tos.handoff_message
 
 
@@ -55,7 +55,7 @@ def test_policy_questions_are_answered_from_the_documents(sample_store):
         assert kind not in ("qna_answer", "handoff"), (case["question"], kind)
         if kind in ("tos_answer", "tos_limited"):
             answered += 1
-            assert result.tos_details["verification"]["status"] == "passed"
+            assert result.tos_details.verification.status == "passed"
             assert any(s.metadata.source_file.endswith(case["source"]) for s in result.sources)
     # all-MiniLM-L6-v2 puts these at 0.48-0.78 (median 0.57): measured 3 of 5 answered
     # (1 full, 2 limited), 2 clarifications.
@@ -173,7 +173,7 @@ def test_openai_backend_drafts_and_verifies_a_documents_answer(sample_store):
         result = service.ask(settings, case["question"], mode="tos")
     assert outcome(result) == "tos_answer"
     assert result.answer == "Below 99% monthly uptime the credit is 25% of the month's fee [1]."
-    assert result.tos_details["verification"]["supported_score"] == 0.95
+    assert result.tos_details.verification.supported_score == 0.95
     prompts = stub.prompts()
     assert len(prompts) == 2
     assert case["question"] in prompts[0]
@@ -192,9 +192,9 @@ def test_openai_verifier_rejection_downgrades_to_limited(sample_store):
         settings = openai_settings(sample_store, stub)
         result = service.ask(settings, TOS["policy_only"][4]["question"], mode="tos")
     assert outcome(result) == "tos_limited" and result.answer_type == "limited"
-    verification = result.tos_details["verification"]
-    assert verification["downgraded"] == "tos_answer -> tos_limited"
-    assert verification["unsupported_claims"] == ["paid in cash within a day"]
+    verification = result.tos_details.verification
+    assert verification.downgraded == "tos_answer -> tos_limited"
+    assert verification.unsupported_claims == ["paid in cash within a day"]
     assert result.answer.startswith("Limited answer: only 40% of it is supported")
 
 
@@ -223,7 +223,7 @@ def _hybrid_unimplemented() -> bool:
 def test_hybrid_documents_stage_shows_both_component_scores(sample_store):
     settings = settings_for(sample_store, **{"tos.hybrid": True})
     result = service.ask(settings, TOS["policy_only"][0]["question"], mode="tos")
-    docs_row = result.tos_details["path"][1]
-    assert docs_row["stage"] == "documents"
-    assert {"dense", "bm25"} <= set(docs_row["components"])
-    assert result.tos_details["retrieval"] == "hybrid"
+    docs_row = result.tos_details.path[1]
+    assert docs_row.stage == "documents"
+    assert {"dense", "bm25"} <= set(docs_row.components)
+    assert result.tos_details.retrieval == "hybrid"

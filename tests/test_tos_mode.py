@@ -11,7 +11,7 @@ import pytest
 from ragcli.config import load_settings
 from ragcli.models import ChunkMetadata, RetrievedChunk, Verification
 from ragcli.pipeline.context import RunContext
-from ragcli.pipeline.modes import MODES
+from ragcli.pipeline.modes.registry import MODES
 from ragcli.trace.recorder import Trace
 
 FAQ_ANSWER = "Annual plans are refunded in full within 30 days."
@@ -92,7 +92,7 @@ def run(qna=(), docs=(), supported=1.0, claims=(), **tos):
 
 
 def stages(result):
-    return [(row["stage"], row["outcome"]) for row in result.tos_details["path"]]
+    return [(row.stage, row.outcome) for row in result.tos_details.path]
 
 
 def test_a_confident_faq_match_returns_the_stored_answer_unverified():
@@ -100,13 +100,13 @@ def test_a_confident_faq_match_returns_the_stored_answer_unverified():
     assert result.answer == FAQ_ANSWER
     assert result.answer_type == "answer"
     details = result.tos_details
-    assert details["answer_type"] == "qna_answer"
-    assert details["qna_score"] == 0.86 and details["tos_score"] is None
-    assert details["matched_question"] == "How do I get a refund for an annual plan?"
-    assert details["verification"]["status"] == "not run"
+    assert details.answer_type == "qna_answer"
+    assert details.qna_score == 0.86 and details.tos_score is None
+    assert details.matched_question == "How do I get a refund for an annual plan?"
+    assert details.verification.status == "not run"
     assert llm.calls == [] and [c for c, _ in retriever.calls] == ["qna"]  # docs never searched
     assert stages(result) == [("qna", "qna_answer")]
-    assert details["path"][0]["thresholds"] == {
+    assert details.path[0].thresholds == {
         "tos.qna_threshold": 0.8,
         "tos.qna_mid_threshold": 0.7,
     }
@@ -114,21 +114,21 @@ def test_a_confident_faq_match_returns_the_stored_answer_unverified():
 
 def test_mid_band_faq_beats_weaker_documents_as_a_limited_answer_with_a_note():
     result, llm, _, _ = run(qna=[qna_hit(0.75)], docs=[doc_hit(0.68)])
-    assert result.tos_details["answer_type"] == "qna_limited"
+    assert result.tos_details.answer_type == "qna_limited"
     assert result.answer_type == "limited"
     assert result.answer.startswith("Limited answer: this is the answer to a similar FAQ")
     assert "How do I get a refund for an annual plan?" in result.answer
     assert result.answer.endswith(FAQ_ANSWER)
-    assert result.tos_details["uncertainty_note"] in result.answer
-    compare = result.tos_details["path"][2]
-    assert compare["stage"] == "compare" and compare["outcome"] == "qna_limited"
-    assert compare["reason"] == "documents 0.68 < QnA 0.75"
+    assert result.tos_details.uncertainty_note in result.answer
+    compare = result.tos_details.path[2]
+    assert compare.stage == "compare" and compare.outcome == "qna_limited"
+    assert compare.reason == "documents 0.68 < QnA 0.75"
     assert llm.calls == []  # the weaker documents are not drafted
 
 
 def test_mid_band_faq_loses_to_documents_that_score_at_least_as_high():
     result, llm, _, _ = run(qna=[qna_hit(0.72)], docs=[doc_hit(0.72)])
-    assert result.tos_details["answer_type"] == "tos_answer"
+    assert result.tos_details.answer_type == "tos_answer"
     assert result.answer == DRAFT and result.answer_type == "answer"
     assert stages(result) == [
         ("qna", "qna_limited"),
@@ -136,21 +136,21 @@ def test_mid_band_faq_loses_to_documents_that_score_at_least_as_high():
         ("compare", "documents"),
     ]
     assert llm.calls == ["generate", "verify"]
-    assert result.tos_details["verification"]["status"] == "passed"
+    assert result.tos_details.verification.status == "passed"
 
 
 def test_mid_band_faq_wins_when_the_documents_only_ask_for_clarification():
     result, _, _, _ = run(qna=[qna_hit(0.71)], docs=[doc_hit(0.45)])
-    assert result.tos_details["answer_type"] == "qna_limited"
-    assert result.tos_details["path"][2]["reason"] == "documents gave clarification, not an answer"
+    assert result.tos_details.answer_type == "qna_limited"
+    assert result.tos_details.path[2].reason == "documents gave clarification, not an answer"
 
 
 def test_documents_above_tos_threshold_give_a_verified_answer():
     result, llm, retriever, _ = run(qna=[qna_hit(0.5)], docs=[doc_hit(0.66)])
     details = result.tos_details
-    assert details["answer_type"] == "tos_answer" and result.answer == DRAFT
-    assert details["qna_score"] == 0.5 and details["tos_score"] == 0.66
-    assert details["verification"] == {
+    assert details.answer_type == "tos_answer" and result.answer == DRAFT
+    assert details.qna_score == 0.5 and details.tos_score == 0.66
+    assert details.verification.model_dump(exclude_none=True) == {
         "status": "passed",
         "supported_score": 1.0,
         "threshold": 0.7,
@@ -163,7 +163,7 @@ def test_documents_above_tos_threshold_give_a_verified_answer():
 
 def test_documents_in_the_mid_band_give_a_limited_answer_with_an_uncertainty_note():
     result, _, _, _ = run(qna=[qna_hit(0.3)], docs=[doc_hit(0.6)])
-    assert result.tos_details["answer_type"] == "tos_limited"
+    assert result.tos_details.answer_type == "tos_limited"
     assert result.answer_type == "limited"
     assert result.answer.startswith(
         "Limited answer: the closest passages only partly match your question (best 0.60; "
@@ -181,7 +181,7 @@ def test_low_band_asks_a_specific_question_naming_the_closest_topics():
     ]
     result, llm, _, _ = run(docs=docs)
     assert result.answer_type == "clarification"
-    assert result.tos_details["topics"] == [
+    assert result.tos_details.topics == [
         "Refund policy > Annual plans",
         "Privacy policy > Retention",
         "refund policy",  # no heading: the file name
@@ -196,13 +196,13 @@ def test_low_band_asks_a_specific_question_naming_the_closest_topics():
 def test_clarification_names_as_many_topics_as_configured():
     docs = [doc_hit(0.45, f"Topic {i}") for i in range(5)]
     result, _, _, _ = run(docs=docs, clarification_topics=2)
-    assert result.tos_details["topics"] == ["Topic 0", "Topic 1"]
+    assert result.tos_details.topics == ["Topic 0", "Topic 1"]
 
 
 def test_below_the_low_band_hands_off_with_the_configured_message():
     result, llm, _, _ = run(qna=[qna_hit(0.2)], docs=[doc_hit(0.39)])
     assert result.answer == HANDOFF and result.answer_type == "handoff"
-    assert result.tos_details["answer_type"] == "handoff"
+    assert result.tos_details.answer_type == "handoff"
     assert result.notes == ["best passage 0.39 is below tos.tos_low_threshold 0.40"]
     assert result.sources == [] and llm.calls == []
 
@@ -215,17 +215,17 @@ def test_no_faq_and_no_documents_hands_off():
         "ragcli ingest FAQ.yaml --collection qna)"
     ]
     assert stages(result) == [("qna", "documents"), ("documents", "handoff")]
-    assert result.tos_details["qna_score"] is None and result.tos_details["tos_score"] is None
+    assert result.tos_details.qna_score is None and result.tos_details.tos_score is None
     assert result.notes == ["the documents returned no passage"]
 
 
 def test_a_failed_verification_turns_an_answer_into_a_limited_answer_and_says_why():
     result, _, _, _ = run(docs=[doc_hit(0.8)], supported=0.5, claims=["Refunds take 90 days."])
     details = result.tos_details
-    assert details["answer_type"] == "tos_limited" and result.answer_type == "limited"
-    assert details["verification"]["downgraded"] == "tos_answer -> tos_limited"
-    assert details["verification"]["reason"] == "supported 0.50 < 0.70; 1 unsupported claim(s)"
-    assert details["verification"]["unsupported_claims"] == ["Refunds take 90 days."]
+    assert details.answer_type == "tos_limited" and result.answer_type == "limited"
+    assert details.verification.downgraded == "tos_answer -> tos_limited"
+    assert details.verification.reason == "supported 0.50 < 0.70; 1 unsupported claim(s)"
+    assert details.verification.unsupported_claims == ["Refunds take 90 days."]
     assert stages(result)[-1] == ("verify", "tos_limited")
     assert result.answer.startswith("Limited answer: only 50% of it is supported")
     assert any("tos_answer -> tos_limited" in note for note in result.notes)
@@ -234,8 +234,8 @@ def test_a_failed_verification_turns_an_answer_into_a_limited_answer_and_says_wh
 def test_a_failed_verification_turns_a_limited_answer_into_clarification():
     result, _, _, _ = run(docs=[doc_hit(0.6)], supported=0.2)
     details = result.tos_details
-    assert details["answer_type"] == "clarification"
-    assert details["verification"]["downgraded"] == "tos_limited -> clarification"
+    assert details.answer_type == "clarification"
+    assert details.verification.downgraded == "tos_limited -> clarification"
     assert result.answer.startswith(
         "The passages I found did not support a reliable answer (verification 0.20)."
     )
@@ -244,7 +244,7 @@ def test_a_failed_verification_turns_a_limited_answer_into_clarification():
 
 def test_verification_at_exactly_the_threshold_passes():
     result, _, _, _ = run(docs=[doc_hit(0.8)], supported=0.7)
-    assert result.tos_details["answer_type"] == "tos_answer"
+    assert result.tos_details.answer_type == "tos_answer"
 
 
 def test_mid_band_faq_is_kept_when_the_winning_documents_fail_into_clarification():
@@ -253,33 +253,33 @@ def test_mid_band_faq_is_kept_when_the_winning_documents_fail_into_clarification
     )
     assert llm.calls == ["generate", "verify"]
     details = result.tos_details
-    assert details["answer_type"] == "qna_limited"
-    assert details["verification"]["downgraded"] == "tos_limited -> clarification"
+    assert details.answer_type == "qna_limited"
+    assert details.verification.downgraded == "tos_limited -> clarification"
     assert stages(result)[-1] == ("verify", "clarification")
 
 
 def test_thresholds_come_from_settings():
     # The same scores route differently once the bands move.
     hits = {"qna": [qna_hit(0.86)], "docs": [doc_hit(0.3)]}
-    assert run(**hits)[0].tos_details["answer_type"] == "qna_answer"
+    assert run(**hits)[0].tos_details.answer_type == "qna_answer"
     result = run(**hits, qna_threshold=0.9)[0]
-    assert result.tos_details["answer_type"] == "qna_limited"
-    assert result.tos_details["path"][0]["thresholds"]["tos.qna_threshold"] == 0.9
+    assert result.tos_details.answer_type == "qna_limited"
+    assert result.tos_details.path[0].thresholds["tos.qna_threshold"] == 0.9
     result = run(**hits, qna_threshold=0.95, qna_mid_threshold=0.9)[0]
-    assert result.tos_details["answer_type"] == "handoff"
+    assert result.tos_details.answer_type == "handoff"
     result = run(**hits, qna_threshold=0.95, qna_mid_threshold=0.9, tos_low_threshold=0.25)[0]
-    assert result.tos_details["answer_type"] == "clarification"
-    assert result.tos_details["path"][1]["thresholds"]["tos.tos_low_threshold"] == 0.25
+    assert result.tos_details.answer_type == "clarification"
+    assert result.tos_details.path[1].thresholds["tos.tos_low_threshold"] == 0.25
 
 
 def test_hybrid_documents_stage_searches_hybrid_and_bands_on_the_dense_similarity():
     fused = doc_hit(0.033, dense=0.67, bm25=7.25)  # a fused rank score is not a similarity
     result, _, retriever, trace = run(docs=[fused], hybrid=True)
     assert retriever.calls == [("qna", "dense"), ("docs", "hybrid")]
-    docs_row = result.tos_details["path"][1]
-    assert docs_row["best_score"] == 0.67 and docs_row["outcome"] == "tos_answer"
-    assert docs_row["components"] == {"dense": 0.67, "bm25": 7.25}
-    assert result.tos_details["retrieval"] == "hybrid"
+    docs_row = result.tos_details.path[1]
+    assert docs_row.best_score == 0.67 and docs_row.outcome == "tos_answer"
+    assert docs_row.components == {"dense": 0.67, "bm25": 7.25}
+    assert result.tos_details.retrieval == "hybrid"
 
 
 def test_the_trace_records_bands_comparison_verification_and_outcome():
@@ -321,23 +321,3 @@ def test_bands_out_of_order_are_a_config_error(overrides, message):
 
     with pytest.raises(ConfigError, match=message):
         load_settings(None, overrides, {})
-
-
-def test_hybrid_without_a_hybrid_retriever_is_a_clear_config_error():
-    from ragcli.errors import ConfigError
-
-    class DenseOnly(ScriptedRetriever):
-        def search(self, query, top_k, collection=None, mode=None):
-            if mode == "hybrid":
-                raise NotImplementedError("retrieval mode 'hybrid' is not wired yet")
-            return super().search(query, top_k, collection, mode)
-
-    settings = load_settings(None, {"tos.hybrid": True}, {})
-    ctx = RunContext(
-        settings=settings,
-        retriever=DenseOnly({}),
-        llm=ScriptedLLM(),
-        trace=Trace(question="q", mode="tos"),
-    )
-    with pytest.raises(ConfigError, match="tos.hybrid: retrieval mode 'hybrid' is not wired"):
-        MODES["tos"](ctx, "q")

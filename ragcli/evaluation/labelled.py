@@ -129,7 +129,12 @@ def calibrate(
         raise ConfigError(f"collection {collection!r} is empty: run `ragcli ingest PATH` first")
     embedder = service.embedder(settings)
     retriever = service.retriever(settings, store, embedder, collection)
-    backend = ExtractiveBackend(embedder, settings, term_stats=service.term_stats(retriever))
+    backend = ExtractiveBackend(
+        embedder,
+        settings.llm,
+        service.calibration(settings),
+        term_stats=service.term_stats(retriever),
+    )
     top_k = settings.retrieval.top_k
     labelled = label_questions(
         pairs, lambda q: retriever.search(q, top_k), backend.features, progress

@@ -89,7 +89,7 @@ def _starts_with_question(path: Path) -> bool:
             for line in handle:
                 if line.strip() and not HEADING.match(line):
                     match = MD_MARKER.match(line)
-                    return bool(match) and match.group(1).lower().startswith("q")
+                    return match is not None and match.group(1).lower().startswith("q")
     except OSError:
         return False
     return False

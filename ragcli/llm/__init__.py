@@ -8,6 +8,7 @@ from typing import Any
 from ragcli.config import Settings
 from ragcli.errors import ConfigError
 from ragcli.llm.base import LLMBackend
+from ragcli.llm.calibration import Calibration
 from ragcli.store.embedder import Embedder
 
 
@@ -19,11 +20,16 @@ def chosen_provider(settings: Settings) -> str:
 
 
 def make_llm(
-    settings: Settings, embedder: Embedder, term_stats: Callable[[], Any] | None = None
+    settings: Settings,
+    embedder: Embedder,
+    calibration: Calibration,
+    term_stats: Callable[[], Any] | None = None,
 ) -> LLMBackend:
+    """The backend in force; the extractive one is always built, as the openai backend's
+    fallback for replies it cannot use."""
     from ragcli.llm.extractive import ExtractiveBackend
 
-    extractive = ExtractiveBackend(embedder, settings, term_stats=term_stats)
+    extractive = ExtractiveBackend(embedder, settings.llm, calibration, term_stats=term_stats)
     if chosen_provider(settings) == "extractive":
         return extractive
     if not (settings.llm.api_key or settings.llm.base_url):
@@ -33,4 +39,4 @@ def make_llm(
         )
     from ragcli.llm.openai_backend import OpenAIBackend
 
-    return OpenAIBackend(settings, fallback=extractive)
+    return OpenAIBackend(settings.llm, fallback=extractive)

@@ -1,10 +1,26 @@
-"""The model roles every backend implements (see DESIGN.md, "roles, not prompts")."""
+"""The model roles every backend implements: the pipeline calls roles, never prompts."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
-from ragcli.models import Grading, Reflection, RetrievedChunk, SubAnswer, Verification
+from ragcli.models import GradeLabel, Grading, Reflection, RetrievedChunk, SubAnswer, Verification
+
+
+@dataclass(frozen=True)
+class GradeBands:
+    """Where a chunk's grade turns correct, and ambiguous (crag's relevance thresholds)."""
+
+    correct_at: float
+    ambiguous_at: float
+
+    def label(self, score: float) -> GradeLabel:
+        if score >= self.correct_at:
+            return "correct"
+        if score >= self.ambiguous_at:
+            return "ambiguous"
+        return "incorrect"
 
 
 class LLMBackend(Protocol):
@@ -12,17 +28,20 @@ class LLMBackend(Protocol):
     model: str  # what answered: a model name, or the embedder behind the extractive backend
     remote: bool  # calls cross the network, so overlapping them saves time
 
-    def grade(self, query: str, chunks: list[RetrievedChunk]) -> Grading: ...
+    def grade(self, query: str, chunks: list[RetrievedChunk], bands: GradeBands) -> Grading: ...
 
     def generate(self, query: str, chunks: list[RetrievedChunk]) -> str: ...
 
-    def reflect(self, query: str, answer: str, chunks: list[RetrievedChunk]) -> Reflection: ...
+    # `min_score`: the score at which an answer needs no regeneration.
+    def reflect(
+        self, query: str, answer: str, chunks: list[RetrievedChunk], min_score: float
+    ) -> Reflection: ...
 
     def refine(self, query: str, feedback: str, chunks: list[RetrievedChunk]) -> str: ...
 
     def rewrite(self, query: str, failed_chunks: list[RetrievedChunk]) -> str: ...
 
-    def decompose(self, question: str) -> list[str]: ...
+    def decompose(self, question: str, min_parts: int, max_parts: int) -> list[str]: ...
 
     # `numbering` maps chunk_id to its number in one merged source list, which the
     # sub-answers already cite; without it each sub-answer cites its own sources.
@@ -31,11 +50,3 @@ class LLMBackend(Protocol):
     ) -> str: ...
 
     def verify(self, answer: str, chunks: list[RetrievedChunk]) -> Verification: ...
-
-
-def label_for(score: float, correct_at: float, ambiguous_at: float) -> str:
-    if score >= correct_at:
-        return "correct"
-    if score >= ambiguous_at:
-        return "ambiguous"
-    return "incorrect"

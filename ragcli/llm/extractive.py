@@ -8,13 +8,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ragcli.config import Settings
-from ragcli.llm.base import label_for
+from ragcli.config import LLMSettings
+from ragcli.llm.base import GradeBands
 from ragcli.llm.calibration import Calibration
 from ragcli.llm.citations import citation_label, cited_runs, merge_sources
 from ragcli.llm.decompose import decompose as decompose_question
@@ -61,35 +60,24 @@ class ExtractiveBackend:
     def __init__(
         self,
         embedder: Embedder,
-        settings: Settings,
-        calibration: Calibration | None = None,
+        options: LLMSettings,
+        calibration: Calibration,
         term_stats: Callable[[], Any] | None = None,
     ):
         self.embedder = embedder
         # Supplies the collection's BM25 index (the retriever's, repaired when it lags).
         self._term_stats_source = term_stats
         self.model = f"extractive ({embedder.name})"
-        self.settings = settings
-        store = Path(settings.store.path).expanduser()
-        self.calibration = calibration or Calibration.for_store(store)
+        self.options = options
+        self.calibration = calibration
         self._cache: dict[str, np.ndarray] = {}
         self._idf: dict[str, dict[str, float]] = {}
 
     @cached_property
     def term_stats(self) -> Any:
         """The collection's BM25 index, whose statistics weight query terms by rarity; None
-        when the store has none (every term then weighs the same)."""
-        if self._term_stats_source is not None:
-            return self._term_stats_source()
-        from ragcli.store.lexical import LexicalIndex
-        from ragcli.store.lexical_sync import lexical_dir
-
-        directory = lexical_dir(Path(self.settings.store.path).expanduser(), self.collection)
-        return LexicalIndex(directory) if (directory / "CURRENT").is_file() else None
-
-    @property
-    def collection(self) -> str:
-        return self.settings.store.collection
+        when there is none (every term then weighs the same)."""
+        return self._term_stats_source() if self._term_stats_source is not None else None
 
     # -- evidence ---------------------------------------------------------------------
 
@@ -145,12 +133,11 @@ class ExtractiveBackend:
 
     # -- roles --------------------------------------------------------------------------
 
-    def grade(self, query: str, chunks: list[RetrievedChunk]) -> Grading:
-        crag = self.settings.crag
+    def grade(self, query: str, chunks: list[RetrievedChunk], bands: GradeBands) -> Grading:
         grades = []
         for score in self._relevances(query, [c.content for c in chunks]):
             score = round(score, 3)
-            label = label_for(score, crag.relevant_threshold, crag.ambiguous_threshold)
+            label = bands.label(score)
             grades.append(
                 ChunkGrade(score=score, label=label, rationale=f"calibrated evidence {score:.2f}")
             )
@@ -167,7 +154,7 @@ class ExtractiveBackend:
             lexical = self._lexical_evidence(query, candidate.text)
             scored.append((self.calibration.probability(similarity, *lexical), candidate))
         scored.sort(key=lambda pair: -pair[0])
-        floor = self.settings.llm.answer_min_relevance
+        floor = self.options.answer_min_relevance
         if scored[0][0] < floor:
             return NO_ANSWER
         # Keep sentences close to the best one: a weak sentence dilutes a strong answer.
@@ -179,7 +166,7 @@ class ExtractiveBackend:
                 break
             if any(float(candidate.vector @ c.vector) > DUPLICATE_COSINE for c in chosen):
                 continue
-            if chosen and length + len(candidate.text) > self.settings.llm.answer_max_chars:
+            if chosen and length + len(candidate.text) > self.options.answer_max_chars:
                 continue
             chosen.append(candidate)
             length += len(candidate.text) + 5
@@ -207,7 +194,9 @@ class ExtractiveBackend:
             unsupported.append(claim)
         return supported, unsupported
 
-    def reflect(self, query: str, answer: str, chunks: list[RetrievedChunk]) -> Reflection:
+    def reflect(
+        self, query: str, answer: str, chunks: list[RetrievedChunk], min_score: float
+    ) -> Reflection:
         supported, unsupported = self._support(answer, chunks)
         total = len(supported) + len(unsupported)
         grounded = len(supported) / total if total else 0.0
@@ -225,7 +214,7 @@ class ExtractiveBackend:
             reflection_score=score,
             sources_cited=cited_numbers(answer),
             reflection_reason=reason,
-            needs_regeneration=score < self.settings.reflect.min_score,
+            needs_regeneration=score < min_score,
         )
 
     def verify(self, answer: str, chunks: list[RetrievedChunk]) -> Verification:
@@ -247,7 +236,9 @@ class ExtractiveBackend:
                 for w in words
                 if w not in STOPWORDS and w not in known and len(w) > 3 and not w.isdigit()
             )
-        return [word for word, _ in counts.most_common(limit)]
+        # Ties go alphabetically, so the same chunks always give the same query.
+        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        return [word for word, _ in ranked[:limit]]
 
     def refine(self, query: str, feedback: str, chunks: list[RetrievedChunk]) -> str:
         extra = self._feedback_terms(query, chunks, limit=4)
@@ -261,8 +252,8 @@ class ExtractiveBackend:
         extra = self._feedback_terms(query, failed_chunks, limit=2)
         return " ".join(dict.fromkeys(missing + [query] + extra))
 
-    def decompose(self, question: str) -> list[str]:
-        return decompose_question(question, self.settings.agentic.max_sub_questions)
+    def decompose(self, question: str, min_parts: int, max_parts: int) -> list[str]:
+        return decompose_question(question, max_parts)
 
     def synthesize(
         self, question: str, sub_answers: list[SubAnswer], numbering: dict[str, int] | None = None

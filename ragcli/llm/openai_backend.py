@@ -12,10 +12,10 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ragcli.config import Settings
+from ragcli.config import LLMSettings
 from ragcli.errors import BackendError
 from ragcli.llm import prompts
-from ragcli.llm.base import label_for
+from ragcli.llm.base import GradeBands
 from ragcli.llm.citations import merge_sources
 from ragcli.llm.extractive import ExtractiveBackend
 from ragcli.models import (
@@ -54,24 +54,24 @@ class OpenAIBackend:
     remote = True
     streams = True  # generate and synthesize accept on_token
 
-    def __init__(self, settings: Settings, fallback: ExtractiveBackend, client: Any = None):
-        self.settings = settings
-        self.model = settings.llm.model
+    def __init__(self, options: LLMSettings, fallback: ExtractiveBackend, client: Any = None):
+        self.options = options
+        self.model = options.model
         self.fallback = fallback
         if client is None:
             import openai
 
-            api_key = settings.llm.api_key.get_secret_value() if settings.llm.api_key else None
+            api_key = options.api_key.get_secret_value() if options.api_key else None
             client = openai.OpenAI(
                 api_key=api_key or "not-needed",  # local servers accept any key
-                base_url=settings.llm.base_url,
-                timeout=settings.llm.timeout,
-                max_retries=settings.llm.max_retries,
+                base_url=options.base_url,
+                timeout=options.timeout,
+                max_retries=options.max_retries,
             )
         self.client = client
 
     def _request(self, prompt: str) -> dict[str, Any]:
-        llm = self.settings.llm
+        llm = self.options
         return {
             "model": llm.model,
             "messages": [
@@ -89,7 +89,7 @@ class OpenAIBackend:
         import httpx
         import openai
 
-        llm = self.settings.llm
+        llm = self.options
         where = self._where()
         try:
             yield
@@ -117,7 +117,7 @@ class OpenAIBackend:
             ) from None
 
     def _chat(self, prompt: str) -> str:
-        llm = self.settings.llm
+        llm = self.options
         with self._one_line_errors():
             response = self.client.chat.completions.create(**self._request(prompt))
         usage = getattr(response, "usage", None)
@@ -171,7 +171,7 @@ class OpenAIBackend:
         return "".join(parts).strip()
 
     def _where(self) -> str:
-        return self.settings.llm.base_url or "api.openai.com"
+        return self.options.base_url or "api.openai.com"
 
     def _structured(self, role: str, prompt: str) -> Any | None:
         reply = self._chat(prompt)
@@ -183,7 +183,7 @@ class OpenAIBackend:
 
     # -- roles --------------------------------------------------------------------------
 
-    def grade(self, query: str, chunks: list[RetrievedChunk]) -> Grading:
+    def grade(self, query: str, chunks: list[RetrievedChunk], bands: GradeBands) -> Grading:
         if not chunks:
             return Grading(grades=[])
         data = self._structured("grade", prompts.grade(query, chunks))
@@ -193,7 +193,6 @@ class OpenAIBackend:
             for position, entry in enumerate(entries, start=1):
                 if isinstance(entry, dict):
                     by_id[_as_int(entry.get("id"), position)] = entry
-        crag = self.settings.crag
         grades: list[ChunkGrade] = []
         fallback_needed = [i for i in range(1, len(chunks) + 1) if not _valid_grade(by_id.get(i))]
         fallback = {}
@@ -204,7 +203,7 @@ class OpenAIBackend:
                     "using the extractive fallback for those"
                 )
             picked = [chunks[i - 1] for i in fallback_needed]
-            fallback_grades = self.fallback.grade(query, picked).grades
+            fallback_grades = self.fallback.grade(query, picked, bands).grades
             fallback = dict(zip(fallback_needed, fallback_grades, strict=True))
         for number in range(1, len(chunks) + 1):
             if number in fallback:
@@ -214,7 +213,7 @@ class OpenAIBackend:
             score = min(1.0, max(0.0, float(entry["score"])))
             label = str(entry.get("label", "")).lower()
             if label not in ("correct", "ambiguous", "incorrect"):
-                label = label_for(score, crag.relevant_threshold, crag.ambiguous_threshold)
+                label = bands.label(score)
             grades.append(
                 ChunkGrade(
                     score=score, label=label, rationale=str(entry.get("rationale", ""))[:300]
@@ -235,18 +234,19 @@ class OpenAIBackend:
             raise BackendError(f"model endpoint {self._where()} returned an empty answer")
         return answer
 
-    def reflect(self, query: str, answer: str, chunks: list[RetrievedChunk]) -> Reflection:
+    def reflect(
+        self, query: str, answer: str, chunks: list[RetrievedChunk], min_score: float
+    ) -> Reflection:
         data = self._structured("reflect", prompts.reflect(query, answer, chunks))
         if not isinstance(data, dict) or "reflection_score" not in data:
             if data is not None:
                 note("reflect: the verdict lacks reflection_score; using the extractive fallback")
-            return self.fallback.reflect(query, answer, chunks)
+            return self.fallback.reflect(query, answer, chunks, min_score)
         try:
             score = min(1.0, max(0.0, float(data["reflection_score"])))
         except (TypeError, ValueError):
             note("reflect: reflection_score is not a number; using the extractive fallback")
-            return self.fallback.reflect(query, answer, chunks)
-        min_score = self.settings.reflect.min_score
+            return self.fallback.reflect(query, answer, chunks, min_score)
         return Reflection(
             answer_grounded=bool(data.get("answer_grounded", score >= min_score)),
             hallucination_detected=bool(data.get("hallucination_detected", False)),
@@ -264,12 +264,8 @@ class OpenAIBackend:
         rewritten = _one_line(self._chat(prompts.rewrite(query, failed_chunks)))
         return rewritten or self.fallback.rewrite(query, failed_chunks)
 
-    def decompose(self, question: str) -> list[str]:
-        agentic = self.settings.agentic
-        data = self._structured(
-            "decompose",
-            prompts.decompose(question, agentic.min_sub_questions, agentic.max_sub_questions),
-        )
+    def decompose(self, question: str, min_parts: int, max_parts: int) -> list[str]:
+        data = self._structured("decompose", prompts.decompose(question, min_parts, max_parts))
         if isinstance(data, dict):
             data = next((v for v in data.values() if isinstance(v, list)), None)
         if not isinstance(data, list):
@@ -293,7 +289,9 @@ class OpenAIBackend:
     def verify(self, answer: str, chunks: list[RetrievedChunk]) -> Verification:
         data = self._structured("verify", prompts.verify(answer, chunks))
         try:
-            score = min(1.0, max(0.0, float(data["supported_score"])))  # type: ignore[index]
+            if not isinstance(data, dict):
+                raise TypeError("not a JSON object")
+            score = min(1.0, max(0.0, float(data["supported_score"])))
         except (TypeError, KeyError, ValueError):
             if data is not None:
                 note("verify: the verdict lacks supported_score; using the extractive fallback")

@@ -8,8 +8,13 @@ from typing import Any
 
 from ragcli.config import Settings
 from ragcli.llm.base import LLMBackend
-from ragcli.models import AskResult, RetrievedChunk, Usage
+from ragcli.models import AnswerType, RetrievedChunk, Usage
 from ragcli.pipeline.budget import Budget
+from ragcli.pipeline.modes.agentic.details import AgenticDetails
+from ragcli.pipeline.modes.crag.details import CragDetails
+from ragcli.pipeline.modes.reflect.details import ReflectionDetails
+from ragcli.pipeline.modes.tos.details import TosDetails
+from ragcli.pipeline.results import AskResult, BackendInfo
 from ragcli.store.retriever import Retriever
 from ragcli.trace.recorder import Trace
 
@@ -36,16 +41,30 @@ class RunContext:
             return {}
         return {"on_token": self.on_token}
 
-    def result(self, answer: str, sources: list[RetrievedChunk], **extra: Any) -> AskResult:
-        # A guard rail that stopped a loop is always said in the output.
-        extra["notes"] = list(extra.get("notes", [])) + self.budget.stops
+    def result(
+        self,
+        answer: str,
+        sources: list[RetrievedChunk],
+        answer_type: AnswerType = "answer",
+        notes: list[str] | None = None,
+        crag_details: CragDetails | None = None,
+        reflection_details: ReflectionDetails | None = None,
+        tos_details: TosDetails | None = None,
+        agentic_details: AgenticDetails | None = None,
+    ) -> AskResult:
         return AskResult(
             query=self.trace.question,
             answer=answer,
             mode=self.trace.mode,
             trace_id=self.trace.id,
-            backend=self.trace.backend,
+            answer_type=answer_type,
+            # A guard rail that stopped a loop is always said in the output.
+            notes=list(notes or []) + self.budget.stops,
+            backend=BackendInfo(**self.trace.backend),
             sources=sources,
+            crag_details=crag_details,
+            reflection_details=reflection_details,
+            tos_details=tos_details,
+            agentic_details=agentic_details,
             usage=Usage(**self.trace.usage()),
-            **extra,
         )

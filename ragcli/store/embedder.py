@@ -9,7 +9,7 @@ import importlib.util
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -77,7 +77,7 @@ class SentenceTransformerEmbedder:
         self.device = device
         self.batch_size = batch_size
         self.max_seq_length = read_max_seq_length(self.model_dir)
-        self._model = None
+        self._model: Any = None  # a SentenceTransformer, loaded on first use
 
     def _load(self):
         if self._model is None:

@@ -43,7 +43,7 @@ def claim(store: VectorStore, store_dir: Path, collection: str) -> None:
     if owner is None:
         owners.upsert(
             ids=[collection],
-            embeddings=[[0.0]],
+            embeddings=[[0.0]],  # type: ignore[arg-type]  # chromadb's stubs omit lists
             metadatas=[
                 {
                     "store_id": me,

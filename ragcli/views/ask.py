@@ -46,7 +46,7 @@ def sources_table(sources: list[RetrievedChunk], title: str = "Sources") -> FitT
 
 def _badge(result: AskResult) -> Text:
     style = answer_style(result.answer_type)
-    badge = result.answer_type
+    badge: str = result.answer_type
     if result.tos_details:
         badge += f" · {result.tos_details.answer_type}"
     return Text.assemble((result.mode, "bold"), " · ", (badge, style))

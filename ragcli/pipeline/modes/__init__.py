@@ -1,18 +1,6 @@
-"""The modes: each a short function composing the shared steps."""
+"""The six modes, one home each: a package per mode holds its control flow (mode.py), its
+decisions, its traced steps and its typed details; both.py and standard.py compose the
+others' parts. registry.py maps names to modes; the names are here, free of imports, so
+the command line can list them without loading the pipeline."""
 
-from collections.abc import Callable
-
-from ragcli.models import AskResult
-from ragcli.pipeline.context import RunContext
-from ragcli.pipeline.modes import agentic, both, crag, reflect, standard, tos
-
-Mode = Callable[[RunContext, str], AskResult]
-
-MODES: dict[str, Mode] = {
-    "standard": standard.run,
-    "crag": crag.run,
-    "reflect": reflect.run,
-    "both": both.run,
-    "tos": tos.run,
-    "agentic": agentic.run,
-}
+MODE_NAMES = ("standard", "crag", "reflect", "both", "tos", "agentic")

@@ -3,10 +3,12 @@ whose re-retrieval is corrective too (grade, route, search the web when needed).
 
 import logging
 
-from ragcli.models import AskResult, RetrievedChunk
+from ragcli.models import RetrievedChunk
 from ragcli.pipeline.context import RunContext
-from ragcli.pipeline.modes.corrective import CragOutcome, corrective_retrieval, not_covered
-from ragcli.pipeline.modes.reflective import finish, reflective_loop
+from ragcli.pipeline.modes.crag.details import ReRetrieval
+from ragcli.pipeline.modes.crag.retrieval import CragOutcome, corrective_retrieval, not_covered
+from ragcli.pipeline.modes.reflect.loop import finish, reflective_loop
+from ragcli.pipeline.results import AskResult
 
 log = logging.getLogger("ragcli")
 
@@ -14,7 +16,7 @@ log = logging.getLogger("ragcli")
 def run(ctx: RunContext, question: str) -> AskResult:
     first = corrective_retrieval(ctx, question)
     if not first.covered:
-        return not_covered(ctx, question, first)
+        return not_covered(ctx, first)
     outcomes: list[CragOutcome] = [first]
     _log_working(first)
 
@@ -35,16 +37,16 @@ def run(ctx: RunContext, question: str) -> AskResult:
         (o for o in reversed(outcomes) if o.covered and o.working == loop.final.chunks), first
     )
     details = first.details()
-    details["used_web_search"] = any(o.web_used for o in outcomes)
-    details["web_results"] = [row for o in outcomes for row in o.web_rows]
-    details["re_retrievals"] = [
-        {
-            "query": o.query,
-            "evaluation": o.evaluation.public(),
-            "route": o.evaluation.route,
-            "web_results": len(o.web_rows),
-            "chunks": len(o.working),
-        }
+    details.used_web_search = any(o.web_used for o in outcomes)
+    details.web_results = [row for o in outcomes for row in o.web_rows]
+    details.re_retrievals = [
+        ReRetrieval(
+            query=o.query,
+            evaluation=o.evaluation.verdict(),
+            route=o.evaluation.route,
+            web_results=len(o.web_rows),
+            chunks=len(o.working),
+        )
         for o in outcomes[1:]
     ]
     notes = [n for o in outcomes for n in o.notes]

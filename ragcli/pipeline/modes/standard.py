@@ -1,8 +1,8 @@
 """standard: retrieve top-k, generate a cited answer."""
 
-from ragcli.models import AskResult
 from ragcli.pipeline import steps
 from ragcli.pipeline.context import RunContext
+from ragcli.pipeline.results import AskResult
 
 
 def run(ctx: RunContext, question: str) -> AskResult:

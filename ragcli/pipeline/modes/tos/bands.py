@@ -1,13 +1,13 @@
-"""Score bands: compare a stage's best similarity with descending thresholds and record
-the outcome as a trace step (the tos waterfall's routing decisions)."""
+"""Score bands, tos's decision logic: compare a stage's best similarity with descending
+thresholds and record the outcome as a trace step."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ragcli.models import RetrievedChunk
 from ragcli.pipeline.context import RunContext
+from ragcli.pipeline.modes.tos.details import BandRow, TosDetails
 
 
 @dataclass(frozen=True)
@@ -41,16 +41,20 @@ def classify(score: float | None, bands: list[Band], below: str, empty: str) -> 
 
 
 def band_row(
-    stage: str, score: float | None, bands: list[Band], outcome: str, **extra: Any
-) -> dict[str, Any]:
+    stage: str,
+    score: float | None,
+    bands: list[Band],
+    outcome: str,
+    components: dict[str, float] | None = None,
+) -> BandRow:
     """One row of the band table the user sees."""
-    return {
-        "stage": stage,
-        "best_score": None if score is None else round(score, 4),
-        "thresholds": {b.setting: b.at for b in bands},
-        "outcome": outcome,
-        **extra,
-    }
+    return BandRow(
+        stage=stage,
+        best_score=None if score is None else round(score, 4),
+        thresholds={b.setting: b.at for b in bands},
+        outcome=outcome,
+        components=components,
+    )
 
 
 def band(
@@ -61,7 +65,7 @@ def band(
     below: str,
     empty: str,
     empty_hint: str = "",
-) -> dict[str, Any]:
+) -> BandRow:
     """Route on the best similarity of `chunks`; returns the band-table row."""
     with ctx.trace.step(f"{stage}_band", stage=stage, hits=len(chunks)) as step:
         score, best = best_similarity(chunks)
@@ -69,17 +73,17 @@ def band(
         step.scores = {"best": score}
         step.threshold = {b.setting: b.at for b in bands}
         step.decision = outcome
-        extra: dict[str, Any] = {}
+        components = None
         if best is not None and len(best.component_scores) > 1:
-            extra["components"] = dict(best.component_scores)
+            components = dict(best.component_scores)
         if score is None:
             step.note(f"{stage}: no result{empty_hint}")
-    return band_row(stage, score, bands, outcome, **extra)
+    return band_row(stage, score, bands, outcome, components)
 
 
 def compare(
     ctx: RunContext, qna_score: float, docs_outcome: str, docs_score: float | None
-) -> dict[str, Any]:
+) -> BandRow:
     """Mid-band QnA: the documents win when they give an answer or a limited answer with a
     confidence at least the QnA score."""
     with ctx.trace.step("compare", qna_score=qna_score, docs_outcome=docs_outcome) as step:
@@ -95,24 +99,22 @@ def compare(
             why = f"documents {docs_score:.2f} < QnA {qna_score:.2f}"
         outcome = "documents" if take_docs else "qna_limited"
         step.decision = f"{outcome}: {why}"
-    return {
-        "stage": "compare",
-        "best_score": docs_score,
-        "thresholds": {"qna_score": qna_score},
-        "outcome": outcome,
-        "reason": why,
-    }
+    return BandRow(
+        stage="compare",
+        best_score=docs_score,
+        thresholds={"qna_score": qna_score},
+        outcome=outcome,
+        reason=why,
+    )
 
 
-def record_outcome(ctx: RunContext, details: dict[str, Any]) -> None:
+def record_outcome(ctx: RunContext, details: TosDetails) -> None:
     """The final decision of a banded run, with its band table and verification, so that
     `ragcli trace` shows what `ask` showed."""
-    with ctx.trace.step("outcome", answer_type=details["answer_type"]) as step:
-        step.scores = {"qna": details.get("qna_score"), "documents": details.get("tos_score")}
-        step.decision = details["answer_type"]
+    with ctx.trace.step("outcome", answer_type=details.answer_type) as step:
+        step.scores = {"qna": details.qna_score, "documents": details.tos_score}
+        step.decision = details.answer_type
         step.details["bands"] = [
-            {**row, "reason": row.get("reason", "")} for row in details["path"]
+            {**row.model_dump(), "reason": row.reason or ""} for row in details.path
         ]
-        verification = details.get("verification") or {}
-        if verification:
-            step.details["verification"] = [verification]
+        step.details["verification"] = [details.verification.model_dump()]

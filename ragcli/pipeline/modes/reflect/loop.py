@@ -1,16 +1,20 @@
-"""The self-reflective loop, shared by the reflect and both modes: generate, reflect,
-approve or refine the query and retrieve again, within `reflect.max_retries` rounds."""
+"""The self-reflective loop, the heart of reflect and shared with the both mode: generate,
+reflect, approve or refine the query and retrieve again, within `reflect.max_retries`
+rounds; then finish with the approved answer, or the best one marked unverified."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
-from ragcli.models import Reflection, RetrievedChunk
+from ragcli.models import AnswerType, Reflection, RetrievedChunk
 from ragcli.pipeline import steps
 from ragcli.pipeline.context import RunContext
+from ragcli.pipeline.modes.crag.details import CragDetails
+from ragcli.pipeline.modes.reflect import steps as reflect_steps
+from ragcli.pipeline.modes.reflect.details import ReflectionDetails, ReflectionRound
+from ragcli.pipeline.results import AskResult
 
 log = logging.getLogger("ragcli")
 
@@ -45,29 +49,31 @@ class LoopOutcome:
             return self.rounds[-1]
         return max(self.rounds, key=lambda r: r.score)
 
-    def details(self, min_score: float) -> dict[str, Any]:
+    def details(self, min_score: float) -> ReflectionDetails:
         """The `reflection_details` block of the result."""
         final = self.final
-        return {
-            "final_answer": final.answer,
-            "iterations": len(self.rounds),
-            "approved": self.approved,
-            "min_score": min_score,
-            "chosen_iteration": final.iteration,
-            "history": [
-                {
-                    "iteration": r.iteration,
-                    "query": r.query,
-                    "score": r.reflection.reflection_score if r.reflection else None,
-                    "grounded": r.reflection.answer_grounded if r.reflection else None,
-                    "hallucination": r.reflection.hallucination_detected if r.reflection else None,
-                    "reason": r.reflection.reflection_reason if r.reflection else "",
-                    "action": r.action,
-                }
-                for r in self.rounds
-            ],
-            "reflection": final.reflection.model_dump() if final.reflection else None,
-        }
+        return ReflectionDetails(
+            final_answer=final.answer,
+            iterations=len(self.rounds),
+            approved=self.approved,
+            min_score=min_score,
+            chosen_iteration=final.iteration,
+            history=[_history_row(r) for r in self.rounds],
+            reflection=final.reflection,
+        )
+
+
+def _history_row(r: Round) -> ReflectionRound:
+    checked = r.reflection
+    return ReflectionRound(
+        iteration=r.iteration,
+        query=r.query,
+        score=checked.reflection_score if checked else None,
+        grounded=checked.answer_grounded if checked else None,
+        hallucination=checked.hallucination_detected if checked else None,
+        reason=checked.reflection_reason if checked else "",
+        action=r.action,
+    )
 
 
 def reflective_loop(
@@ -85,7 +91,7 @@ def reflective_loop(
         if not ctx.budget.allow_llm_calls(1, "reflection"):
             current.action = "not checked (limit)"
             break
-        reflection = steps.reflect(ctx, question, answer, chunks, iteration)
+        reflection = reflect_steps.reflect(ctx, question, answer, chunks, iteration)
         current.reflection = reflection
         if reflection.reflection_score >= settings.min_score:
             current.action = "approved"
@@ -105,7 +111,7 @@ def reflective_loop(
             current.action = "stopped (limit)"
             break
         current.action = "refine"
-        query = steps.refine(ctx, query, reflection.reflection_reason, chunks)
+        query = reflect_steps.refine(ctx, query, reflection.reflection_reason, chunks)
         fresh = re_retrieve(query)
         if fresh:
             chunks = fresh
@@ -117,12 +123,17 @@ def reflective_loop(
     return outcome
 
 
-def finish(ctx: RunContext, loop: LoopOutcome, **extra: Any):
+def finish(
+    ctx: RunContext,
+    loop: LoopOutcome,
+    answer_type: AnswerType = "answer",
+    notes: list[str] | None = None,
+    crag_details: CragDetails | None = None,
+) -> AskResult:
     """The result of a loop: the approved answer, or the best one with a visible warning."""
     min_score = ctx.settings.reflect.min_score
     final = loop.final
-    notes = list(extra.pop("notes", [])) + loop.notes
-    answer_type = extra.pop("answer_type", "answer")
+    notes = list(notes or []) + loop.notes
     if not loop.approved:
         answer_type = "unverified"
         if final.reflection is None:
@@ -135,5 +146,5 @@ def finish(ctx: RunContext, loop: LoopOutcome, **extra: Any):
         answer_type=answer_type,
         notes=notes,
         reflection_details=loop.details(min_score),
-        **extra,
+        crag_details=crag_details,
     )

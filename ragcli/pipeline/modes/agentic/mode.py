@@ -5,12 +5,12 @@ retries) leaves a `limited` answer with a note; if all fail, the run fails."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from ragcli.llm.citations import MergedSources
-from ragcli.models import AskResult, SubAnswer
-from ragcli.pipeline import steps
+from ragcli.models import SubAnswer
 from ragcli.pipeline.context import RunContext
+from ragcli.pipeline.modes.agentic import steps
+from ragcli.pipeline.modes.agentic.details import AgenticDetails, SubAnswerEntry, SubAnswerSource
+from ragcli.pipeline.results import AskResult
 
 
 def run(ctx: RunContext, question: str) -> AskResult:
@@ -30,31 +30,26 @@ def run(ctx: RunContext, question: str) -> AskResult:
 
 def details(
     sub_questions: list[str], sub_answers: list[SubAnswer], merged: MergedSources
-) -> dict[str, Any]:
+) -> AgenticDetails:
     """Each sub-answer cites the global source list; its sources point into it by `n`."""
     recited = iter(merged.sub_answers)
     entries = []
     for sub in sub_answers:
         if sub.error:
-            entries.append(
-                {"question": sub.question, "answer": None, "sources": [], "error": sub.error}
-            )
+            entries.append(SubAnswerEntry(question=sub.question, answer=None, error=sub.error))
             continue
         answered = next(recited)
+        sources = [
+            SubAnswerSource(
+                n=merged.numbering[chunk.chunk_id],
+                chunk_id=chunk.chunk_id,
+                source_file=chunk.metadata.source_file,
+                page=chunk.metadata.page,
+                score=chunk.score,
+            )
+            for chunk in answered.sources
+        ]
         entries.append(
-            {
-                "question": sub.question,
-                "answer": answered.answer,
-                "sources": [
-                    {
-                        "n": merged.numbering[chunk.chunk_id],
-                        "chunk_id": chunk.chunk_id,
-                        "source_file": chunk.metadata.source_file,
-                        "page": chunk.metadata.page,
-                        "score": chunk.score,
-                    }
-                    for chunk in answered.sources
-                ],
-            }
+            SubAnswerEntry(question=sub.question, answer=answered.answer, sources=sources)
         )
-    return {"sub_questions": sub_questions, "sub_answers": entries}
+    return AgenticDetails(sub_questions=sub_questions, sub_answers=entries)

@@ -1,18 +1,28 @@
-"""Corrective retrieval, shared by the crag and both modes: retrieve, grade, maybe rewrite
-and retrieve again, then route to the documents, the documents plus the web, or the web."""
+"""Corrective retrieval, the heart of crag and shared with the both mode: retrieve, grade,
+maybe rewrite and retrieve again, then route to the documents, the documents plus the web,
+or the web; or say plainly that nothing covers the question."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
 
-from ragcli.models import AskResult, ChunkGrade, RetrievedChunk
+from ragcli.models import ChunkGrade, RetrievedChunk
 from ragcli.pipeline import steps
 from ragcli.pipeline.context import RunContext
-from ragcli.pipeline.grading import Evaluation, should_rewrite, usable
-from ragcli.pipeline.modes.drafting import grade_while_drafting, worth_drafting
+from ragcli.pipeline.modes.crag import steps as crag_steps
+from ragcli.pipeline.modes.crag.details import (
+    CragDetails,
+    CragThresholds,
+    RewriteRow,
+    WebResultRow,
+    WebSearchStatus,
+)
+from ragcli.pipeline.modes.crag.drafting import grade_while_drafting, worth_drafting
+from ragcli.pipeline.modes.crag.grading import Evaluation, should_rewrite, usable
+from ragcli.pipeline.results import AskResult
 from ragcli.web import ENABLE_HINT
+from ragcli.web.chunks import result_fields
 
 log = logging.getLogger("ragcli")
 
@@ -24,15 +34,15 @@ class CragOutcome:
     grades: list[ChunkGrade]
     evaluation: Evaluation
     working: list[RetrievedChunk] = field(default_factory=list)
-    web: steps.WebOutcome | None = None
-    web_rows: list[dict[str, Any]] = field(default_factory=list)
-    rewrites: list[dict[str, Any]] = field(default_factory=list)
+    web: crag_steps.WebOutcome | None = None
+    web_rows: list[WebResultRow] = field(default_factory=list)
+    rewrites: list[RewriteRow] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # Answered from the documents although they only partly cover the question.
     limited: bool = False
     # The answer drafted while the web results were graded, kept when all of them joined.
     draft: str | None = None
-    thresholds: dict[str, float] = field(default_factory=dict)
+    thresholds: CragThresholds | None = None
 
     @property
     def covered(self) -> bool:
@@ -42,19 +52,22 @@ class CragOutcome:
     def web_used(self) -> int:
         return sum(1 for c in self.working if c.is_web)
 
-    def details(self) -> dict[str, Any]:
+    def details(self) -> CragDetails:
         """The `crag_details` block of the result."""
         web = self.web
-        return {
-            "used_web_search": self.web_used > 0,
-            "evaluation": self.evaluation.public(),
-            "route": self.evaluation.route,
-            "thresholds": self.thresholds,
-            "grades": steps.grade_rows(self.documents, self.grades),
-            "rewrites": self.rewrites,
-            "web_search": None if web is None else {"status": web.status, "message": web.message},
-            "web_results": self.web_rows,
-        }
+        assert self.thresholds is not None  # set by corrective_retrieval
+        return CragDetails(
+            used_web_search=self.web_used > 0,
+            evaluation=self.evaluation.verdict(),
+            route=self.evaluation.route,
+            thresholds=self.thresholds,
+            grades=crag_steps.grade_rows(self.documents, self.grades),
+            rewrites=self.rewrites,
+            web_search=(
+                None if web is None else WebSearchStatus(status=web.status, message=web.message)
+            ),
+            web_results=self.web_rows,
+        )
 
 
 def corrective_retrieval(
@@ -72,9 +85,9 @@ def corrective_retrieval(
     query = query or question
     web_query = query
     documents = steps.retrieve(ctx, query)
-    grades, evaluation = steps.grade(ctx, question, documents)
+    grades, evaluation = crag_steps.grade(ctx, question, documents)
     _log_evaluation(evaluation)
-    rewrites: list[dict[str, Any]] = []
+    rewrites: list[RewriteRow] = []
     while allow_rewrite and should_rewrite(evaluation) and len(rewrites) < crag.max_rewrites:
         if not ctx.budget.start_iteration("a query rewrite"):
             break
@@ -82,26 +95,27 @@ def corrective_retrieval(
         if not ctx.budget.allow_llm_calls(calls, "a query rewrite"):
             break
         failed = [c for c, g in zip(documents, grades, strict=True) if g.label != "correct"]
-        rewritten = steps.rewrite(ctx, query, failed, proposed=evaluation.better_query)
+        rewritten = crag_steps.rewrite(ctx, query, failed, proposed=evaluation.better_query)
         retried = steps.retrieve(ctx, rewritten)
-        retried_grades, retried_eval = steps.grade(ctx, question, retried, name="grade_rewrite")
+        retried_grades, retried_eval = crag_steps.grade(
+            ctx, question, retried, name="grade_rewrite"
+        )
         _log_evaluation(retried_eval)
         better = retried_eval.relevance_score > evaluation.relevance_score
         rewrites.append(
-            {
-                "query": rewritten,
-                "relevance_score": retried_eval.relevance_score,
-                "relevance_label": retried_eval.relevance_label,
-                "kept": better,
-            }
+            RewriteRow(
+                query=rewritten,
+                relevance_score=retried_eval.relevance_score,
+                relevance_label=retried_eval.relevance_label,
+                kept=better,
+            )
         )
         if better:  # a rewrite that retrieves worse chunks must not cost the good ones
             query, documents, grades, evaluation = rewritten, retried, retried_grades, retried_eval
     outcome = CragOutcome(query, documents, grades, evaluation, rewrites=rewrites)
-    outcome.thresholds = {
-        "relevant": crag.relevant_threshold,
-        "ambiguous": crag.ambiguous_threshold,
-    }
+    outcome.thresholds = CragThresholds(
+        relevant=crag.relevant_threshold, ambiguous=crag.ambiguous_threshold
+    )
     _route(ctx, question, web_query, outcome, first_web_number, draft)
     return outcome
 
@@ -125,7 +139,7 @@ def _route(
     if evaluation.relevance_label == "relevant":
         outcome.working = from_documents or outcome.documents[:1]
         return
-    web = steps.web_search(ctx, web_query, outcome.documents, first_web_number)
+    web = crag_steps.web_search(ctx, web_query, outcome.documents, first_web_number)
     outcome.web = web
     web_kept: list[RetrievedChunk] = []
     if web.chunks:
@@ -136,7 +150,7 @@ def _route(
                     ctx, question, candidates, web.chunks
                 )
             else:
-                web_grades, _ = steps.grade(
+                web_grades, _ = crag_steps.grade(
                     ctx, question, web.chunks, name="grade_web", joining=True
                 )
             # Incorrect results never join; the rest keep the search's order, which is
@@ -166,7 +180,7 @@ def _route(
         outcome.notes.append("The web results were graded irrelevant and were not used.")
 
 
-def _web_problem(web: steps.WebOutcome) -> str:
+def _web_problem(web: crag_steps.WebOutcome) -> str:
     if web.status == "unavailable":
         return f"Web search is not enabled: {ENABLE_HINT}."
     if web.status in ("failed", "limit"):
@@ -178,26 +192,24 @@ def _web_problem(web: steps.WebOutcome) -> str:
 
 def _web_rows(
     chunks: list[RetrievedChunk], grades: list[ChunkGrade] | None, kept: list[RetrievedChunk]
-) -> list[dict[str, Any]]:
+) -> list[WebResultRow]:
+    """Each web result's grade and whether it joined the working chunks."""
     rows = []
     for index, chunk in enumerate(chunks):
         grade = grades[index] if grades else None
         rows.append(
-            {
-                "chunk_id": chunk.chunk_id,
-                "title": getattr(chunk.metadata, "title", ""),
-                "url": chunk.metadata.source_file,
-                "score": chunk.score,
-                "grade": grade.score if grade else None,
-                "label": grade.label if grade else "ungraded",
-                "used": chunk in kept,
-                "content_preview": chunk.metadata.content_preview,
-            }
+            WebResultRow(
+                **result_fields(chunk),
+                grade=grade.score if grade else None,
+                label=grade.label if grade else "ungraded",
+                used=chunk in kept,
+                content_preview=chunk.metadata.content_preview,
+            )
         )
     return rows
 
 
-def not_covered(ctx: RunContext, question: str, outcome: CragOutcome, **extra: Any) -> AskResult:
+def not_covered(ctx: RunContext, outcome: CragOutcome) -> AskResult:
     """Say plainly that nothing answers, show the closest sources, never invent an answer."""
     crag = ctx.settings.crag
     score = outcome.evaluation.relevance_score
@@ -225,5 +237,4 @@ def not_covered(ctx: RunContext, question: str, outcome: CragOutcome, **extra: A
         answer_type="not_covered",
         notes=outcome.notes,
         crag_details=outcome.details(),
-        **extra,
     )

@@ -18,6 +18,7 @@ from ragcli.errors import BackendError
 from ragcli.models import ChunkGrade, RetrievedChunk
 from ragcli.pipeline import steps
 from ragcli.pipeline.context import RunContext
+from ragcli.pipeline.modes.crag import steps as crag_steps
 
 
 class HeldTokens:
@@ -75,7 +76,7 @@ def grade_while_drafting(
             documents + web,
             "generate_draft",
         )
-        grades, _ = steps.grade(ctx, question, web, name="grade_web", joining=True)
+        grades, _ = crag_steps.grade(ctx, question, web, name="grade_web", joining=True)
         all_join = all(g.label != "incorrect" for g in grades)
         if held is not None:
             held.release() if all_join else held.drop()

@@ -6,27 +6,30 @@ Outcomes: qna_answer, qna_limited, tos_answer, tos_limited, clarification, hando
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from ragcli.config import TosSettings
-from ragcli.errors import ConfigError
-from ragcli.models import AskResult, RetrievedChunk, Verification
-from ragcli.pipeline import bands, steps
-from ragcli.pipeline.bands import Band
+from ragcli.models import RetrievedChunk, Verification
+from ragcli.pipeline import steps
 from ragcli.pipeline.context import RunContext
+from ragcli.pipeline.modes.tos import bands
+from ragcli.pipeline.modes.tos.bands import Band
+from ragcli.pipeline.modes.tos.details import (
+    ANSWER_TYPES,
+    BandRow,
+    TosDetails,
+    TosOutcome,
+    VerificationRecord,
+)
+from ragcli.pipeline.results import AskResult
 
-# The shared answer_type each tos outcome is reported as.
-ANSWER_TYPES = {
-    "qna_answer": "answer",
-    "tos_answer": "answer",
-    "qna_limited": "limited",
-    "tos_limited": "limited",
-    "clarification": "clarification",
-    "handoff": "handoff",
-}
 # What a failed verification turns an outcome into.
-DOWNGRADES = {"tos_answer": "tos_limited", "tos_limited": "clarification"}
+DOWNGRADES: dict[TosOutcome, TosOutcome] = {
+    "tos_answer": "tos_limited",
+    "tos_limited": "clarification",
+}
 
 
 def qna_bands(tos: TosSettings) -> list[Band]:
@@ -46,7 +49,7 @@ def docs_bands(tos: TosSettings) -> list[Band]:
 
 def run(ctx: RunContext, question: str) -> AskResult:
     tos = ctx.settings.tos
-    path: list[dict[str, Any]] = []
+    path: list[BandRow] = []
 
     # The FAQ is matched question to question, always by dense similarity.
     qna_hits = steps.retrieve(ctx, question, collection=tos.qna_collection, mode="dense")
@@ -62,26 +65,26 @@ def run(ctx: RunContext, question: str) -> AskResult:
     )
     path.append(qna_row)
     qna_score, qna_best = bands.best_similarity(qna_hits)
-    if qna_row["outcome"] == "qna_answer":
+    if qna_row.outcome == "qna_answer" and qna_best is not None:
         return _finish(ctx, "qna_answer", _qna_text(qna_best), [qna_best], path, qna_best)
 
     docs_mode = "hybrid" if tos.hybrid else "dense"
-    try:
-        docs = steps.retrieve(ctx, question, collection=tos.docs_collection, mode=docs_mode)
-    except NotImplementedError as exc:  # a retriever without hybrid search
-        raise ConfigError(f"tos.hybrid: {exc}; set tos.hybrid: false") from None
+    docs = steps.retrieve(ctx, question, collection=tos.docs_collection, mode=docs_mode)
     docs_row = bands.band(ctx, "documents", docs, docs_bands(tos), below="handoff", empty="handoff")
     path.append(docs_row)
-    docs_score = docs_row["best_score"]
-    outcome = docs_row["outcome"]
-
-    if qna_row["outcome"] == "qna_limited":
-        row = bands.compare(ctx, qna_score, outcome, docs_score)
+    docs_score = docs_row.best_score
+    # The documents' bands lead to tos_answer, tos_limited, clarification or handoff.
+    outcome = cast(TosOutcome, docs_row.outcome)
+    # A mid-band FAQ match, kept in case the documents do no better.
+    candidate = None
+    if qna_row.outcome == "qna_limited" and qna_best is not None and qna_score is not None:
+        candidate = FaqMatch(qna_best, qna_score)
+        row = bands.compare(ctx, candidate.score, outcome, docs_score)
         path.append(row)
-        if row["outcome"] == "qna_limited":
-            return _qna_limited(ctx, qna_best, qna_score, path)
+        if row.outcome == "qna_limited":
+            return _qna_limited(ctx, candidate, path)
 
-    verification: dict[str, Any] = {"status": "not run", "reason": "no answer was drafted"}
+    verification = VerificationRecord(status="not run", reason="no answer was drafted")
     answer = ""
     if outcome in ("tos_answer", "tos_limited"):
         answer = steps.generate(ctx, question, docs)
@@ -89,20 +92,20 @@ def run(ctx: RunContext, question: str) -> AskResult:
         verification = _verification(checked, passed, tos.verification_threshold)
         if not passed:
             downgraded = DOWNGRADES[outcome]
-            verification["downgraded"] = f"{outcome} -> {downgraded}"
+            verification.downgraded = f"{outcome} -> {downgraded}"
             path.append(
-                {
-                    "stage": "verify",
-                    "best_score": checked.supported_score,
-                    "thresholds": {"tos.verification_threshold": tos.verification_threshold},
-                    "outcome": downgraded,
-                    "reason": verification["reason"],
-                }
+                BandRow(
+                    stage="verify",
+                    best_score=checked.supported_score,
+                    thresholds={"tos.verification_threshold": tos.verification_threshold},
+                    outcome=downgraded,
+                    reason=verification.reason,
+                )
             )
             outcome = downgraded
             # A mid-band FAQ match beats a documents answer that failed into clarification.
-            if outcome == "clarification" and qna_row["outcome"] == "qna_limited":
-                return _qna_limited(ctx, qna_best, qna_score, path, verification)
+            if outcome == "clarification" and candidate is not None:
+                return _qna_limited(ctx, candidate, path, verification)
 
     if outcome == "tos_answer":
         return _finish(ctx, outcome, answer, docs, path, qna_best, verification)
@@ -129,14 +132,20 @@ def _matched_question(pair: RetrievedChunk | None) -> str | None:
     return str(extra.get("question") or pair.metadata.heading or "")
 
 
+@dataclass(frozen=True)
+class FaqMatch:
+    pair: RetrievedChunk
+    score: float
+
+
 def _qna_limited(
     ctx: RunContext,
-    pair: RetrievedChunk,
-    score: float,
-    path: list[dict[str, Any]],
-    verification: dict[str, Any] | None = None,
+    match: FaqMatch,
+    path: list[BandRow],
+    verification: VerificationRecord | None = None,
 ) -> AskResult:
     tos = ctx.settings.tos
+    pair, score = match.pair, match.score
     note = (
         f"Limited answer: this is the answer to a similar FAQ question, "
         f"\u201c{_matched_question(pair)}\u201d (match {score:.2f}; a confident match needs "
@@ -146,16 +155,18 @@ def _qna_limited(
     return _finish(ctx, "qna_limited", text, [pair], path, pair, verification, note)
 
 
-def _docs_uncertainty(tos: TosSettings, score: float, verification: dict[str, Any]) -> str:
-    if verification.get("downgraded"):
+def _docs_uncertainty(
+    tos: TosSettings, score: float | None, verification: VerificationRecord
+) -> str:
+    if verification.downgraded:
         return (
-            f"Limited answer: only {verification['supported_score']:.0%} of it is supported by "
+            f"Limited answer: only {verification.supported_score or 0:.0%} of it is supported by "
             f"the passages it cites (verification needs {tos.verification_threshold:.0%}). "
             "Check the sources before relying on it."
         )
     return (
         f"Limited answer: the closest passages only partly match your question (best "
-        f"{score:.2f}; a full answer needs {tos.tos_threshold:.2f}). Check the sources before "
+        f"{score or 0:.2f}; a full answer needs {tos.tos_threshold:.2f}). Check the sources before "
         "relying on it."
     )
 
@@ -175,12 +186,12 @@ def closest_topics(chunks: list[RetrievedChunk], limit: int) -> list[str]:
     return topics
 
 
-def _clarification_text(topics: list[str], verification: dict[str, Any]) -> str:
+def _clarification_text(topics: list[str], verification: VerificationRecord) -> str:
     opening = "I could not find a clear answer to that in the documents."
-    if verification.get("downgraded"):
+    if verification.downgraded:
         opening = (
             "The passages I found did not support a reliable answer "
-            f"(verification {verification['supported_score']:.2f})."
+            f"(verification {verification.supported_score or 0:.2f})."
         )
     if not topics:
         return f"{opening} Could you describe what you need in more detail?"
@@ -191,7 +202,7 @@ def _clarification_text(topics: list[str], verification: dict[str, Any]) -> str:
     )
 
 
-def _verification(checked: Verification, passed: bool, threshold: float) -> dict[str, Any]:
+def _verification(checked: Verification, passed: bool, threshold: float) -> VerificationRecord:
     score = checked.supported_score
     if passed:
         reason = f"supported {score:.2f} >= {threshold:.2f}"
@@ -201,23 +212,23 @@ def _verification(checked: Verification, passed: bool, threshold: float) -> dict
             reason += f"; {len(checked.unsupported_claims)} unsupported claim(s)"
         else:
             reason += "; the answer states nothing found in the passages"
-    return {
-        "status": "passed" if passed else "failed",
-        "supported_score": score,
-        "threshold": threshold,
-        "unsupported_claims": checked.unsupported_claims,
-        "reason": reason,
-    }
+    return VerificationRecord(
+        status="passed" if passed else "failed",
+        supported_score=score,
+        threshold=threshold,
+        unsupported_claims=checked.unsupported_claims,
+        reason=reason,
+    )
 
 
 def _finish(
     ctx: RunContext,
-    outcome: str,
+    outcome: TosOutcome,
     text: str,
     sources: list[RetrievedChunk],
-    path: list[dict[str, Any]],
+    path: list[BandRow],
     qna_best: RetrievedChunk | None,
-    verification: dict[str, Any] | None = None,
+    verification: VerificationRecord | None = None,
     uncertainty_note: str | None = None,
     topics: list[str] | None = None,
 ) -> AskResult:
@@ -228,35 +239,33 @@ def _finish(
             if outcome.startswith("qna")
             else "no answer was drafted"
         )
-        verification = {"status": "not run", "reason": reason}
-    scores = {row["stage"]: row["best_score"] for row in path}
-    details: dict[str, Any] = {
-        "answer_type": outcome,
-        "qna_score": scores.get("qna"),
-        "tos_score": scores.get("documents"),
-        "matched_question": _matched_question(qna_best),
-        "verification": verification,
-        "path": path,
-        "retrieval": "hybrid" if tos.hybrid else "dense",
-    }
-    if uncertainty_note:
-        details["uncertainty_note"] = uncertainty_note
-    if topics is not None:
-        details["topics"] = topics
+        verification = VerificationRecord(status="not run", reason=reason)
+    scores = {row.stage: row.best_score for row in path}
+    details = TosDetails(
+        answer_type=outcome,
+        qna_score=scores.get("qna"),
+        tos_score=scores.get("documents"),
+        matched_question=_matched_question(qna_best),
+        verification=verification,
+        path=path,
+        retrieval="hybrid" if tos.hybrid else "dense",
+        uncertainty_note=uncertainty_note,
+        topics=topics,
+    )
     notes = []
     if outcome == "handoff":
         notes.append(_handoff_reason(path))
-    if verification.get("downgraded"):
-        notes.append(f"verification: {verification['downgraded']} ({verification['reason']})")
+    if verification.downgraded:
+        notes.append(f"verification: {verification.downgraded} ({verification.reason})")
     bands.record_outcome(ctx, details)
     return ctx.result(
         text, sources, answer_type=ANSWER_TYPES[outcome], tos_details=details, notes=notes
     )
 
 
-def _handoff_reason(path: list[dict[str, Any]]) -> str:
-    docs = next((row for row in path if row["stage"] == "documents"), None)
-    if docs is None or docs["best_score"] is None:
+def _handoff_reason(path: list[BandRow]) -> str:
+    docs = next((row for row in path if row.stage == "documents"), None)
+    if docs is None or docs.best_score is None:
         return "the documents returned no passage"
-    low = docs["thresholds"].get("tos.tos_low_threshold")
-    return f"best passage {docs['best_score']:.2f} is below tos.tos_low_threshold {low:.2f}"
+    low = docs.thresholds.get("tos.tos_low_threshold", 0.0)
+    return f"best passage {docs.best_score:.2f} is below tos.tos_low_threshold {low:.2f}"

@@ -1,0 +1,57 @@
+"""AskResult: what one run of any mode returns to every front end (terminal, --json,
+traces, chat, MCP). Each mode's details block is typed in that mode's package; the JSON
+Schema of `ask --json` is generated from these models (`ragcli schema`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from ragcli.models import AnswerType, Record, RetrievedChunk, Usage
+from ragcli.pipeline.modes.agentic.details import AgenticDetails
+from ragcli.pipeline.modes.crag.details import CragDetails
+from ragcli.pipeline.modes.reflect.details import ReflectionDetails
+from ragcli.pipeline.modes.tos.details import TosDetails
+
+
+class BackendInfo(Record):
+    llm: str = ""  # extractive | openai
+    model: str = ""  # what answered: a model name, or the embedder behind extractive
+    web: str = ""  # tavily | none
+    embedder: str = ""
+
+
+class AskResult(Record):
+    """The response of one `ask`."""
+
+    query: str
+    answer: str
+    mode: str
+    trace_id: str = ""
+    answer_type: AnswerType = "answer"
+    notes: list[str] = Field(default_factory=list)
+    backend: BackendInfo = Field(default_factory=BackendInfo)
+    sources: list[RetrievedChunk] = Field(default_factory=list)
+    crag_details: CragDetails | None = None
+    reflection_details: ReflectionDetails | None = None
+    tos_details: TosDetails | None = None
+    agentic_details: AgenticDetails | None = None
+    usage: Usage = Field(default_factory=Usage)
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The `ask --json` document: blocks a mode did not fill are left out, and a
+        source's metadata lists only the fields it has; inside a details block every
+        field is present (null when it has no value) so scripts can rely on its keys."""
+        data = self.model_dump(mode="json", exclude={"sources"})
+        data["sources"] = [s.model_dump(mode="json", exclude_none=True) for s in self.sources]
+        return {key: data[key] for key in type(self).model_fields if data[key] is not None}
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of `ask --json` (and of a stored trace's `result`)."""
+    schema = AskResult.model_json_schema(mode="serialization")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "ragcli ask --json"
+    return schema
