@@ -329,6 +329,9 @@ def trace(
         typer.Argument(metavar="", help="With `diff`: the two run ids.", show_default=False),
     ] = None,
     list_runs: Annotated[bool, typer.Option("--list", help="List recent runs.")] = False,
+    show_all: Annotated[
+        bool, typer.Option("--all", "-a", help="Also show every threshold in force.")
+    ] = False,
     search: Annotated[
         str | None,
         typer.Option(
@@ -381,7 +384,7 @@ def trace(
         _print_json(record.to_dict())
     else:
         usd = service.cost_of(settings, record.backend, record.usage())
-        console.print(views.trace_view(record, cost=usd))
+        console.print(views.trace_view(record, cost=usd, full=show_all))
 
 
 @app.command()

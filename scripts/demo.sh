@@ -9,3 +9,5 @@ ragcli ingest sample_corpus                                   # docs and policie
 ragcli ingest sample_corpus/faq/faq.yaml --collection qna     # the FAQ, for --mode tos
 ragcli ask "How long do I have to get a refund on an annual plan?"
 ragcli trace
+echo
+echo "ragcli is in .venv/bin: run 'source .venv/bin/activate' to put it on your PATH."

@@ -469,7 +469,11 @@ def test_trace_keeps_file_names_in_step_details_whole(width):
     for title in ("Steps", "1. retrieve: chunks", "2. grade: grades", "Reflection rounds"):
         assert title in text
     assert "⚠ the grader's" in text  # a step's notes show under its decision
-    assert "crag.relevant" in text and "tos.qna_mid_threshold" in text
+    # The thresholds in force wait for `trace --all`, so a run's trace fits a screen.
+    assert "crag.relevant" not in text and "ragcli trace --all" in text
+    full = render(trace_view(sample_trace(result), cost=0.002, full=True), width)
+    assert_readable(full, width)
+    assert "crag.relevant" in full and "tos.qna_mid_threshold" in full
     assert "812 ms · 1 model call · 0+0 tokens · 0 web searches · ~$0.002" in text
 
 

@@ -21,11 +21,22 @@ from ragcli.views.tos import tos_parts
 ASK_DETAILS = {"sub_questions"}
 
 
-def sources_table(sources: list[RetrievedChunk], title: str = "Sources") -> FitTable:
+def sources_table(
+    sources: list[RetrievedChunk],
+    grades: dict[str, float] | None = None,
+    title: str = "Sources",
+) -> FitTable:
     """The chunks the answer drew on, numbered as it cites them. A source is its file
-    (or URL) over where in it: a page, a heading or a web page's title."""
+    (or URL) over where in it: a page, a heading or a web page's title. The score that
+    ordered the sources comes first: a grader's grade (crag, both), else the fused score of
+    hybrid retrieval, else the similarity; the others follow as components."""
     fused = any(len(s.component_scores) > 1 for s in sources)
-    columns = [Col("#", justify="right"), Col("score", justify="right")]
+    grades = grades or {}
+    graded = bool(grades) and all(s.chunk_id in grades for s in sources)
+    columns = [Col("#", justify="right")]
+    if graded:
+        columns.append(Col("grade", justify="right"))
+    columns.append(Col("retrieval" if graded else ("fused" if fused else "score"), justify="right"))
     if fused:
         columns.append(Col("components", drop=2))
     columns += [Col("source", kind="key"), Col("preview", kind="flex", wrap=False, drop=1)]
@@ -36,12 +47,26 @@ def sources_table(sources: list[RetrievedChunk], title: str = "Sources") -> FitT
         place = f"p. {meta.page}" if meta.page else (meta.heading or meta.title or "")
         if place:
             where.append("\n" + one_line(place), style="dim")
-        row: list[Cell] = [str(number), num(source.score)]
+        row: list[Cell] = [str(number)]
+        if graded:
+            row.append(num(grades[source.chunk_id]))
+        scores = dict(source.component_scores)
+        row.append(num(scores.pop("fused", source.score)))
         if fused:
-            row.append("\n".join(f"{k} {num(v)}" for k, v in source.component_scores.items()))
+            row.append("\n".join(f"{k} {num(v)}" for k, v in scores.items()))
         row += [where, one_line(meta.content_preview or source.content[:200])]
         rows.append(row)
     return FitTable(columns, rows, title=title)
+
+
+def _grades(result: AskResult) -> dict[str, float] | None:
+    """Each source's grade, when a grader ranked the sources."""
+    crag = result.crag_details
+    if crag is None:
+        return None
+    grades = {row.chunk_id: row.score for row in crag.grades}
+    grades.update({row.chunk_id: row.grade for row in crag.web_results if row.grade is not None})
+    return grades
 
 
 def _badge(result: AskResult) -> Text:
@@ -86,7 +111,7 @@ def ask_view(
     if result.tos_details:
         parts += tos_parts(result.tos_details)
     if result.sources:
-        parts.append(sources_table(result.sources))
+        parts.append(sources_table(result.sources, _grades(result)))
     if result.crag_details:
         parts += crag_tables(result.crag_details)
     if result.reflection_details and result.reflection_details.history:

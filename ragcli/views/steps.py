@@ -15,6 +15,8 @@ from ragcli.views.layout import Cell, Col, FitTable
 _NAMES = {"source_file", "url", "path", "file"}
 _HASHES = {"chunk_id", "sha256"}
 _PREVIEWS = {"preview", "content_preview", "content"}
+# Headings are scanned for like file names: they shrink last and keep a readable width.
+_HEADINGS = {"heading", "title"}
 _ORDINALS = {"#", "rank", "sub", "n", "iteration"}
 _LABELS = {"label", "relevance_label", "status", "action"}
 
@@ -59,6 +61,8 @@ def _column(key: str, values: list[Any]) -> Col:
         return Col(key, drop=4)
     if key in _PREVIEWS:
         return Col(key, kind="flex", wrap=False, drop=3)
+    if key in _HEADINGS:
+        return Col(key, kind="flex", min_width=22)
     if all(v is None or isinstance(v, int | float) for v in values):
         return Col(key, justify="right", drop=1)
     if any(isinstance(v, dict | list) for v in values):

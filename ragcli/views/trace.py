@@ -16,7 +16,8 @@ from ragcli.views.reflect import rounds_table, stored_reflection
 from ragcli.views.steps import details_tables, steps_table
 
 
-def trace_view(trace: Trace, cost: float | None = None) -> RenderableType:
+def trace_view(trace: Trace, cost: float | None = None, full: bool = False) -> RenderableType:
+    """A run's steps and decisions; `full` adds the thresholds in force (`trace --all`)."""
     usage = trace.usage()
     total = (
         f"{trace.total_ms:.0f} ms · {plural(usage['llm_calls'], 'model call')} · "
@@ -43,6 +44,9 @@ def trace_view(trace: Trace, cost: float | None = None) -> RenderableType:
     if reflection is not None and reflection.history:
         parts.append(rounds_table(reflection))
     parts.append(answer_panel(trace.answer, "answer"))
+    if not full:
+        parts.append(Text("every threshold in force: ragcli trace --all", style="dim"))
+        return Group(*parts)
     settings = [
         [f"{section}.{key}", fmt(value)]
         for section, values in trace.thresholds.items()
