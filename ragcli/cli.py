@@ -87,6 +87,18 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tab
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Log each step.")]
 
 
+# The flag behind each setting a command line can set, so an error names it.
+FLAG_NAMES = {
+    "store.path": "--store",
+    "store.collection": "--collection",
+    "llm.provider": "--llm",
+    "retrieval.top_k": "--top-k",
+    "limits.max_iterations": "--max-iterations",
+    "limits.max_web_calls": "--max-web-calls",
+    "limits.max_llm_calls": "--max-llm-calls",
+}
+
+
 def _settings(
     config: Path | None,
     store: Path | None,
@@ -102,8 +114,10 @@ def _settings(
 
         overrides.update(parse_assignments(assignments))
     values = {"store.path": store and str(store), **(flags or {})}
-    overrides.update({k: v for k, v in values.items() if v is not None})
-    return load_settings(config, overrides)
+    named = {k: v for k, v in values.items() if v is not None}
+    overrides.update(named)
+    names = {key: FLAG_NAMES.get(key, key) for key in named}
+    return load_settings(config, overrides, override_names=names)
 
 
 def _logging(verbose: bool) -> None:
@@ -283,6 +297,7 @@ def ask(
         {
             "store.collection": collection,
             "llm.provider": llm,
+            "retrieval.top_k": top_k,
             "limits.max_iterations": max_iterations,
             "limits.max_web_calls": max_web_calls,
             "limits.max_llm_calls": max_llm_calls,
@@ -482,7 +497,8 @@ def _compare(
     from ragcli import service
     from ragcli.views.compare import compare_view
 
-    settings = _settings(config, store, {"store.collection": collection, "llm.provider": llm})
+    flags = {"store.collection": collection, "llm.provider": llm, "retrieval.top_k": top_k}
+    settings = _settings(config, store, flags)
     settings = service.with_top_k(settings, top_k)
 
     def announce(mode: str) -> None:

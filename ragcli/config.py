@@ -78,9 +78,10 @@ class TosSettings(Section):
     verification_threshold: float = Field(0.70, ge=0.0, le=1.0)
     hybrid: bool = False
     clarification_topics: int = Field(3, ge=1, le=10)
+    # Neutral: a deployment names its own support channel (config.yaml, --set).
     handoff_message: str = (
-        "No answer was found in the documents. Please contact support@example.com "
-        "and a person will follow up."
+        "The documents do not answer this question. Please ask a person who knows the "
+        "subject, or add the documents that cover it."
     )
 
     @model_validator(mode="after")
@@ -198,25 +199,40 @@ def load_settings(
     config_path: Path | None = None,
     overrides: dict[str, Any] | None = None,
     environ: dict[str, str] | None = None,
+    override_names: dict[str, str] | None = None,
 ) -> Settings:
-    """Resolve settings with their precedence; any bad value is one ConfigError naming the key."""
+    """Resolve settings with their precedence; any bad value is one ConfigError naming the
+    key and where the value came from: the file, the environment variable, or the flag
+    (`override_names` maps an override's dotted key to the flag that set it)."""
     environ = dict(os.environ if environ is None else environ)
     merged: dict[str, Any] = {}
-    source = "config.yaml"
+    origins: dict[str, str] = {}  # dotted key -> where its value came from
     if config_path is None and Path("config.yaml").is_file():
         config_path = Path("config.yaml")
     if config_path is not None:
-        source = str(config_path)
-        _merge(merged, _read_yaml(config_path))
-    for dotted, value in _env_overrides(environ).items():
+        data = _read_yaml(config_path)
+        _merge(merged, data)
+        origins.update(dict.fromkeys(_dotted_keys(data), str(config_path)))
+    for dotted, (variable, value) in _env_overrides(environ).items():
         _set_dotted(merged, dotted, value)
+        origins[dotted] = variable
     for dotted, value in (overrides or {}).items():
         if value is not None:
             _set_dotted(merged, dotted, value)
+            origins[dotted] = (override_names or {}).get(dotted, f"--set {dotted}")
     try:
         return Settings.model_validate(merged)
     except ValidationError as exc:
-        raise ConfigError(_describe(exc, source)) from None
+        raise ConfigError(_describe(exc, origins)) from None
+
+
+def _dotted_keys(data: dict[str, Any]) -> list[str]:
+    return [
+        f"{section}.{key}"
+        for section, values in data.items()
+        if isinstance(values, dict)
+        for key in values
+    ] + list(data)
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
@@ -237,14 +253,15 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def _env_overrides(environ: dict[str, str]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
+def _env_overrides(environ: dict[str, str]) -> dict[str, tuple[str, Any]]:
+    """dotted key -> (the variable that set it, its value)."""
+    found: dict[str, tuple[str, Any]] = {}
     for name, raw in environ.items():
         if name in ENV_ALIASES:
-            found[ENV_ALIASES[name]] = raw
+            found[ENV_ALIASES[name]] = (name, raw)
         elif name.startswith("RAGCLI_") and "__" in name:
             section, _, key = name[len("RAGCLI_") :].lower().partition("__")
-            found[f"{section}.{key}"] = _parse_scalar(raw)
+            found[f"{section}.{key}"] = (name, _parse_scalar(raw))
     return found
 
 
@@ -271,9 +288,12 @@ def _merge(target: dict[str, Any], data: dict[str, Any]) -> None:
             target[key] = value
 
 
-def _describe(exc: ValidationError, source: str) -> str:
+def _describe(exc: ValidationError, origins: dict[str, str]) -> str:
     error = exc.errors()[0]
-    key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+    parts = [str(part) for part in error["loc"]]
+    key = ".".join(parts) or "(top level)"
+    source = origins.get(".".join(parts[:2])) or origins.get(parts[0] if parts else "")
+    source = source or "config.yaml"
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":
         message = "unknown key"

@@ -79,6 +79,28 @@ def test_bad_environment_value_names_the_key():
         load_settings(None, environ={"RAGCLI_REFLECT__MIN_SCORE": "2"})
 
 
+@pytest.mark.parametrize(
+    "args, env, said",
+    [
+        (["--llm", "nope"], {}, "error: --llm: llm.provider"),
+        (["--top-k", "5"], {"RAGCLI_RETRIEVAL__TOP_K": "500"}, None),  # the flag wins
+        ([], {"RAGCLI_RETRIEVAL__TOP_K": "500"}, "error: RAGCLI_RETRIEVAL__TOP_K: retrieval.top_k"),
+        (["--set", "retrieval.top_k=500"], {}, "error: --set retrieval.top_k"),
+    ],
+)
+def test_a_bad_value_names_the_flag_or_variable_it_came_from(tmp_path, args, env, said):
+    """Not config.yaml, which the user never touched: the place they typed the value."""
+    (tmp_path / "config.yaml").write_text("retrieval:\n  top_k: 6\n")
+    result = CliRunner().invoke(
+        app, ["ask", "q", *args, "--store", str(tmp_path / "none")], env=env
+    )
+    assert result.exit_code == 2
+    if said is None:
+        assert "top_k" not in result.output  # failed later, on the missing store
+    else:
+        assert result.output.startswith(said) and "config.yaml" not in result.output
+
+
 def test_config_command_redacts_secrets_and_fails_cleanly(tmp_path):
     runner = CliRunner()
     result = runner.invoke(
