@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from typer.core import TyperGroup
+from typer.core import TyperArgument, TyperGroup
 
 from ragcli import __version__
 from ragcli.errors import ExitCode, RagcliError, exit_code_for
@@ -38,6 +38,10 @@ class RagcliGroup(TyperGroup):
             errors.print(f"[red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
             raise typer.Exit(int(error.exit_code)) from None
 
+
+# Typer labels each argument in --help with its Python type (`QUESTION <str>`,
+# `PATH... <list[Path]>`); the metavar alone is the convention.
+TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
 
 app = typer.Typer(
     name="ragcli",
@@ -164,7 +168,7 @@ def main_options(
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Files or folders.")],
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH", help="Files or folders.")],
     collection: CollectionOpt = None,
     prune: Annotated[
         bool,
@@ -335,13 +339,11 @@ def ask(
 def trace(
     trace_id: Annotated[
         str | None,
-        typer.Argument(
-            metavar="[ID | diff A B]", help="Run id (a prefix is enough), or `diff A B`."
-        ),
+        typer.Argument(metavar="ID", help="Run id (a prefix is enough), or `diff A B`."),
     ] = None,
     more_ids: Annotated[
         list[str] | None,
-        typer.Argument(metavar="", help="With `diff`: the two run ids.", show_default=False),
+        typer.Argument(metavar="A B", help="With `diff`: the two run ids.", show_default=False),
     ] = None,
     list_runs: Annotated[bool, typer.Option("--list", help="List recent runs.")] = False,
     show_all: Annotated[
@@ -440,9 +442,7 @@ def sources(
 def remove(
     paths: Annotated[
         list[Path],
-        typer.Argument(
-            metavar="PATH...", help="Ingested files or folders (may be gone from disk)."
-        ),
+        typer.Argument(metavar="PATH", help="Ingested files or folders (may be gone from disk)."),
     ],
     collection: CollectionOpt = None,
     dry_run: Annotated[
