@@ -94,3 +94,18 @@ def test_light_commands_do_not_import_heavy_libraries(tmp_path):
 def test_sample_corpus_exists_with_every_file_type():
     suffixes = {p.suffix for p in SAMPLE.rglob("*") if p.is_file()}
     assert {".md", ".txt", ".pdf", ".html", ".yaml"} <= suffixes
+
+
+def test_help_lists_commands_in_the_order_people_use_them_with_plain_metavars():
+    shown = runner.invoke(app, ["--help"]).output
+    lines = shown.split("Commands:")[1].splitlines()
+    listed = [line.split()[0] for line in lines if line.startswith("  ") and line.strip()]
+    order = ["ingest", "ask", "trace", "status", "sources", "rm", "compare", "eval"]
+    assert [c for c in listed if c in order] == order
+    for command in ("ingest", "ask", "trace", "sources", "rm", "eval", "calibrate"):
+        text = runner.invoke(app, [command, "--help"]).output
+        assert "<" not in text and ">" not in text, text  # no <str>, <bool>, <list[Path]>
+    ask = runner.invoke(app, ["ask", "--help"]).output
+    assert "-k, --top-k N" in ask and "--store DIR" in ask and "--json " in ask
+    trace = runner.invoke(app, ["trace", "--help"]).output
+    assert "-n, --limit N" in trace  # every short option has a long name
