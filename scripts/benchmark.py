@@ -5,7 +5,8 @@
     .venv/bin/python scripts/benchmark.py --json     # the same numbers as JSON
 
 Rows: raw embedding throughput (sentence-transformers and ONNX, the same chunks);
-`ragcli ingest` and re-ingest in a subprocess; process wall times (median of --repeats);
+`ragcli ingest`, `ragcli eval`'s write of the same abstracts as a BEIR corpus (through the
+same ingest path) and re-ingest in a subprocess; process wall times (median of --repeats);
 in-process retrieval latency; and, per mode in the MODES registry, model calls, sequential
 round trips and wall time against a stub OpenAI-compatible server that answers after
 300 ms. Targets are printed beside the measured ratios with PASS or FAIL.
@@ -98,6 +99,17 @@ def write_corpus(docs: list[tuple[str, str, str]], folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for doc_id, title, text in docs:
         (folder / f"{doc_id}.txt").write_text(f"{title}\n\n{text}\n", encoding="utf-8")
+
+
+def write_beir(docs: list[tuple[str, str, str]], question: str, folder: Path) -> None:
+    """The same abstracts as a BEIR dataset for `ragcli eval`: one judged query, so the
+    eval's run is its corpus write and one cheap ranking."""
+    (folder / "qrels").mkdir(parents=True, exist_ok=True)
+    with open(folder / "corpus.jsonl", "w", encoding="utf-8") as f:
+        for doc_id, title, text in docs:
+            f.write(json.dumps({"_id": doc_id, "title": title, "text": text}) + "\n")
+    (folder / "queries.jsonl").write_text(json.dumps({"_id": "q", "text": question}) + "\n")
+    (folder / "qrels" / "test.tsv").write_text(f"query-id\tcorpus-id\tscore\nq\t{docs[0][0]}\t1\n")
 
 
 def chunk_corpus(folder: Path) -> tuple[list[str], list[int]]:
@@ -291,7 +303,7 @@ def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[
     ragcli = ragcli_command()
     ingest_cmd = [*ragcli, "ingest", str(corpus_dir), "--store", str(store), "--json"]
     say("ragcli ingest")
-    first_s, out, _ = run_timed(ingest_cmd, work, env)
+    first_s, out, first_cpu = run_timed(ingest_cmd, work, env)
     report = json.loads(out)
     added = report["chunks_added"]
     ingest_rate = added / first_s
@@ -309,9 +321,12 @@ def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[
                 "chunks": added,
                 "chunks_per_s": round(ingest_rate, 1),
                 "ratio_to_raw_onnx": round(ratio, 3),
+                "cpu_seconds": round(first_cpu, 2),
             },
         )
     )
+    ingest_t = Timing(first_s, first_cpu)
+    rows.append(eval_write_row(docs, question, work, env, ingest_t, added, raw_onnx, say))
     say("ragcli ingest (unchanged)")
     again_s, out, _ = run_timed(ingest_cmd, work, env)
     re_added = json.loads(out)["chunks_added"]
@@ -437,6 +452,49 @@ def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[
     return rows
 
 
+def eval_write_row(
+    docs: list[tuple[str, str, str]],
+    question: str,
+    work: Path,
+    env: dict[str, str],
+    ingest: Timing,
+    ingest_chunks: int,
+    raw_onnx: dict[str, float],
+    say,
+) -> Row:
+    """`ragcli eval` writing the same abstracts (as BEIR documents) into a fresh store,
+    timed like `ragcli ingest` (process wall): both go through the one ingest write path,
+    so their chunks/s should match. One BM25 query adds a few milliseconds. CPU seconds
+    per chunk are shown too: on a busy machine they compare better than wall times."""
+    dataset = work / "beir"
+    write_beir(docs, question, dataset)
+    cmd = [*ragcli_command(), "eval", str(dataset), "--store", str(work / "eval-store")]
+    say("ragcli eval (corpus write)")
+    seconds, out, cpu = run_timed([*cmd, "--retriever", "bm25", "--json"], work, env)
+    report = json.loads(out)
+    added = report["ingest"]["chunks_added"]
+    rate = added / seconds
+    ratio = rate / raw_onnx["chunks_per_s"]
+    to_ingest = rate / (ingest_chunks / ingest.wall)
+    cpu_ms, ingest_cpu_ms = 1000 * cpu / max(1, added), 1000 * ingest.cpu / max(1, ingest_chunks)
+    return Row(
+        "ingest",
+        "ragcli eval corpus write (process wall)",
+        f"{rate:.1f} chunks/s ({added} chunks in {seconds:.1f} s) = {ratio:.2f} × raw ONNX, "
+        f"{to_ingest:.2f} × ragcli ingest; CPU {cpu_ms:.0f} ms/chunk (ingest {ingest_cpu_ms:.0f})",
+        data={
+            "seconds": round(seconds, 2),
+            "cpu_seconds": round(cpu, 2),
+            "chunks": added,
+            "chunks_per_s": round(rate, 1),
+            "ratio_to_raw_onnx": round(ratio, 3),
+            "ratio_to_ingest": round(to_ingest, 3),
+            "cpu_ratio_to_ingest": round(cpu_ms / ingest_cpu_ms, 3) if ingest_cpu_ms else None,
+            "write_seconds_in_process": report["seconds"]["ingest"],
+        },
+    )
+
+
 # crag measured again on the routes that search the web (when tests/stubs.py has a Tavily
 # stub): documents graded incorrect go to the web only; graded ambiguous, they first get a
 # rewrite (its regrade is one more round trip), then documents + web. Web results are
@@ -448,7 +506,7 @@ WEB_ROUTES = (
 
 
 def mode_rows(store: Path, question: str, say, skip: bool) -> list[Row]:
-    from ragcli.pipeline.modes import MODES
+    from ragcli.pipeline.modes.registry import MODES
 
     if skip:
         return [
@@ -560,7 +618,7 @@ def machine() -> dict[str, Any]:
 
 SECTIONS = {
     "embed": "1. raw embedding, the same chunks",
-    "ingest": "2-3. ragcli ingest",
+    "ingest": "2-3. ragcli ingest (and eval's corpus write)",
     "process": "4. process wall time",
     "retrieval": "5. retrieval, in process",
     "modes": f"6. modes, stub model answering after {STUB_DELAY * 1000:.0f} ms",

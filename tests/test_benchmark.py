@@ -6,7 +6,7 @@ import json
 import sys
 import tempfile
 
-from ragcli.pipeline.modes import MODES
+from ragcli.pipeline.modes.registry import MODES
 from tests.conftest import ROOT
 from tests.stubs import OpenAIStub
 
@@ -44,6 +44,7 @@ def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
     assert names[:2] == [("embed", "sentence-transformers (torch)"), ("embed", "ONNX Runtime")]
     assert [n for s, n in names if s == "ingest"] == [
         "ragcli ingest (process wall)",
+        "ragcli eval corpus write (process wall)",
         "re-ingest, unchanged corpus",
     ]
     assert len([n for s, n in names if s == "process"]) == 4
@@ -55,6 +56,9 @@ def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
     assert info["documents"] == 20
     ingest = by_name["ragcli ingest (process wall)"].data
     assert ingest["chunks"] == 20 and ingest["ratio_to_raw_onnx"] > 0
+    # eval writes the same abstracts (as BEIR documents, one chunk each) through ingest's path.
+    eval_write = by_name["ragcli eval corpus write (process wall)"].data
+    assert eval_write["chunks"] == 20 and eval_write["ratio_to_ingest"] > 0
     again = by_name["re-ingest, unchanged corpus"].data
     # Nothing embedded again; the ratio itself is noise on 20 abstracts (process start).
     assert again["chunks"] == 0 and again["ratio_to_first"] > 0

@@ -1,15 +1,19 @@
-"""Work ahead in a background thread, so reading and chunking the next files overlaps with
-embedding the current ones (onnxruntime and the tokenizer release the GIL while they run)."""
+"""Work ahead in background threads, so reading and chunking the next documents overlaps
+with embedding the current ones, and embedding a batch with writing the one before it
+(onnxruntime and the tokenizer release the GIL while they run)."""
 
 from __future__ import annotations
 
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+B = TypeVar("B")  # a batch
+V = TypeVar("V")  # its vectors
 
 _DONE = object()
 
@@ -58,3 +62,38 @@ def prefetch(items: Iterable[T], work: Callable[[T], R], ahead: int = 32) -> Ite
     finally:
         stop.set()
         thread.join(timeout=5)
+
+
+class Batches(Generic[B]):
+    """Embeds one batch in a background thread while the caller gathers the next, so
+    reading and chunking never leave the embedder idle. Batches are still written one at
+    a time, in order, on the caller's thread: the journal, crash points and manifest see
+    the same sequence as without the overlap, and at most two batches are in memory."""
+
+    def __init__(self, embed: Callable[[B], V], write: Callable[[B, V], int]):
+        self.embed = embed
+        self.write = write
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragcli-embed")
+        self.in_flight: tuple[B, Future[V]] | None = None
+
+    def send(self, batch: B | None) -> int:
+        """Start embedding `batch` (if any), then write the batch sent before it; returns
+        what `write` returns for it (0 when there was none)."""
+        previous = self.in_flight
+        self.in_flight = (batch, self.pool.submit(self.embed, batch)) if batch else None
+        if previous is None:
+            return 0
+        items, vectors = previous
+        return self.write(items, vectors.result())
+
+    def flush(self) -> int:
+        """Write the batch still in flight."""
+        return self.send(None)
+
+    def __enter__(self) -> Batches[B]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # On an error the batch still embedding is dropped unwritten, as an unflushed
+        # batch always was: its items are not in the manifest, so the next run redoes them.
+        self.pool.shutdown(wait=True, cancel_futures=True)

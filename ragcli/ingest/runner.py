@@ -1,7 +1,8 @@
-"""The ingest run: find files, skip what is unchanged, chunk and embed the rest, and
-replace each changed file's chunks without leaving duplicates or orphans.
+"""The ingest's one write path: documents from any source (files under some paths, a BEIR
+corpus for `ragcli eval`) are journaled, chunked, embedded, stored in every index of chunks
+and committed to the manifest here, and removed here too.
 
-Crash safety: one run at a time per store (StoreLock); files are journaled before their
+Crash safety: one run at a time per store (StoreLock); documents are journaled before their
 chunks are written and the journal is cleared at each checkpoint; a run starts by
 repairing what a killed run left journaled (recovery.py). Crash points (crashpoints.py)
 let tests kill the process between any two writes."""
@@ -10,8 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,17 +20,17 @@ from typing import Any
 from ragcli.errors import RagcliError
 from ragcli.ingest.chunker import Chunk, Chunker
 from ragcli.ingest.crashpoints import crash_point
-from ragcli.ingest.loaders import LoadError, file_type_of, iter_sections, load
-from ragcli.ingest.prefetch import prefetch
-from ragcli.ingest.qna import NotQnaFile, qna_chunks, qna_format
+from ragcli.ingest.files import FileSource
+from ragcli.ingest.items import FileOutcome, Item, Source
+from ragcli.ingest.prefetch import Batches, prefetch
 from ragcli.ingest.recovery import recover
-from ragcli.ingest.textstream import scan_text
-from ragcli.ingest.walker import walk
 from ragcli.store.embedder import Embedder
 from ragcli.store.lexical_sync import LexicalIndexes
 from ragcli.store.lock import StoreLock
 from ragcli.store.manifest import FileRecord, Manifest
 from ragcli.store.vectors import VectorStore
+
+__all__ = ["FLUSH_CHUNKS", "STATUSES", "FileOutcome", "IngestReport", "Ingestor", "chunk_id"]
 
 STATUSES = ("new", "changed", "unchanged", "skipped", "failed", "removed")
 # Chunks embedded together. The embedder sorts them by length into batches, so a larger pool
@@ -39,14 +39,6 @@ FLUSH_CHUNKS = 1024
 # Text and Markdown files above this size are streamed: read, chunked, embedded and stored
 # in pieces, so memory stays bounded whatever the file's size.
 STREAM_BYTES = 8 << 20
-
-
-@dataclass
-class FileOutcome:
-    path: str
-    status: str
-    reason: str = ""
-    chunks: int = 0
 
 
 @dataclass
@@ -74,43 +66,11 @@ class IngestReport:
         }
 
 
-@dataclass
-class _Pending:
-    path: Path
-    key: str
-    sha256: str
-    stat: Any
-    status: str
-    file_type: str
-    pages: int | None
-    chunks: list[Chunk]
-    notes: list[str]
-    # A large file's chunks, produced as they are read (see _store_streamed).
-    stream: Callable[[], Iterator[Chunk]] | None = None
-
-
-ProgressFn = Callable[[int, int, int], None]  # files done, files total, chunks embedded
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+ProgressFn = Callable[[int, int, int], None]  # entries done, entries total, chunks embedded
 
 
 def chunk_id(key: str, sha256: str, index: int) -> str:
     return hashlib.sha256(f"{key}\0{sha256}\0{index}".encode()).hexdigest()[:32]
-
-
-def _resolved(path: Path) -> Path:
-    """The absolute path without symlinks; a symlink loop stays as it is (and fails later
-    with a one-line reason)."""
-    try:
-        return path.resolve()
-    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError on a loop
-        return path.absolute()
 
 
 def _now() -> str:
@@ -145,18 +105,33 @@ class Ingestor:
         prune: bool = False,
         progress: ProgressFn | None = None,
     ) -> IngestReport:
-        started = time.perf_counter()
+        """`ragcli ingest`: the files under `paths`."""
         for path in paths:
             if not path.exists() and not path.is_symlink():
                 raise RagcliError(f"{path}: no such file or directory")
-        if self.lock is None:
-            return self._run(paths, collection, prune, progress, started)
-        with self.lock:
-            return self._run(paths, collection, prune, progress, started)
+        source = FileSource(
+            paths, collection, self.manifest, self.chunker, self.qna_collection, STREAM_BYTES
+        )
+        return self.write(source, collection, prune, progress)
 
-    def _run(
+    def write(
         self,
-        paths: list[Path],
+        source: Source[Any],
+        collection: str,
+        prune: bool = False,
+        progress: ProgressFn | None = None,
+    ) -> IngestReport:
+        """Bring `collection` in step with `source`; with `prune`, remove what it no longer
+        holds. Every ingest, of files or of anything else, writes through here."""
+        started = time.perf_counter()  # the report's seconds include any wait for the lock
+        if self.lock is None:
+            return self._write(source, collection, prune, progress, started)
+        with self.lock:
+            return self._write(source, collection, prune, progress, started)
+
+    def _write(
+        self,
+        source: Source[Any],
         collection: str,
         prune: bool,
         progress: ProgressFn | None,
@@ -165,41 +140,45 @@ class Ingestor:
         report = IngestReport(collection)
         if self.claim is not None:
             self.claim(collection)
-        for repair in recover(
-            self.store, self.manifest, collection, self._delete_chunks, chunk_id
-        ):
+        for repair in recover(self.store, self.manifest, collection, self._delete_chunks, chunk_id):
             report.recovered.append(asdict(repair))
             report.chunks_removed += repair.chunks_removed
         if self.lexical:  # catch up on whatever a killed run stored but never indexed
             self.lexical.reconcile(collection, self.store, save=False)
-        files = self._discover(paths)
-        pending: list[_Pending] = []
+        entries = source.entries()
+        pending: list[Item] = []
         pending_chunks = 0
         embedded = 0
-        # Files are read, hashed and chunked in a thread ahead of the embedding here, and
-        # each batch is embedded in another while the next one is gathered (batches).
-        prepared = prefetch(files, lambda path: self._prepare(path, collection))
-        with _Batches(self, collection, report) as batches:
-            for done, outcome_or_pending in enumerate(prepared, start=1):
-                if isinstance(outcome_or_pending, FileOutcome):
-                    report.files.append(outcome_or_pending)
-                elif outcome_or_pending.stream is not None:
-                    embedded += batches.send(pending) + batches.send([])
+
+        def store(items: list[Item], vectors: Any) -> int:
+            return self._store_batch(items, vectors, collection, report)
+
+        # Entries are read, hashed and chunked in a thread ahead of the embedding here, and
+        # each batch is embedded in another while the next one is gathered (Batches).
+        prepared = prefetch(entries, source.prepare)
+        with Batches(self._embed, store) as batches:
+            for done, outcome_or_item in enumerate(prepared, start=1):
+                if isinstance(outcome_or_item, FileOutcome):
+                    report.files.append(outcome_or_item)
+                elif outcome_or_item.stream is not None:
+                    embedded += batches.send(pending) + batches.flush()
                     pending, pending_chunks = [], 0
-                    embedded += self._store_streamed(outcome_or_pending, collection, report)
+                    embedded += self._store_streamed(outcome_or_item, collection, report)
                 else:
-                    pending.append(outcome_or_pending)
-                    pending_chunks += len(outcome_or_pending.chunks)
+                    pending.append(outcome_or_item)
+                    pending_chunks += len(outcome_or_item.chunks)
                 if pending_chunks >= FLUSH_CHUNKS:
                     embedded += batches.send(pending)
                     pending, pending_chunks = [], 0
                 if progress:
-                    progress(done, len(files), embedded)
-            embedded += batches.send(pending) + batches.send([])
+                    progress(done, len(entries), embedded)
+            embedded += batches.send(pending) + batches.flush()
         if progress:
-            progress(len(files), len(files), embedded)
+            progress(len(entries), len(entries), embedded)
         if prune:
-            self._prune(paths, collection, report)
+            for key, reason in source.gone():
+                report.chunks_removed += self.remove_file(collection, key, checkpoint=False)
+                report.files.append(FileOutcome(key, "removed", reason))
             self._checkpoint(collection)
         # The BM25 index is derived from Chroma (reconciled at the start of every run), so
         # one save per run is enough: a kill before it costs a catch-up, not data.
@@ -208,67 +187,7 @@ class Ingestor:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _discover(self, paths: list[Path]) -> list[Path]:
-        seen: set[Path] = set()
-        found = []
-        for root in paths:
-            for path in walk(root):
-                resolved = _resolved(path)
-                if resolved not in seen:
-                    seen.add(resolved)
-                    found.append(path)
-        return found
-
-    def _prepare(self, path: Path, collection: str) -> FileOutcome | _Pending:
-        key = str(_resolved(path))
-        if path.is_dir() and not path.is_symlink():
-            return FileOutcome(key, "failed", "cannot read this folder (permission denied)")
-        qna = qna_format(path, collection, self.qna_collection)
-        file_type = "qna" if qna else file_type_of(path)
-        if file_type is None:
-            return FileOutcome(key, "skipped", f"unsupported file type {path.suffix or '(none)'}")
-        try:
-            stat = path.stat()
-            if not path.is_file():
-                return FileOutcome(key, "skipped", "not a regular file")
-            known = self.manifest.get(collection, key)
-            if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
-                return FileOutcome(key, "unchanged", chunks=known.chunk_count)
-            sha = sha256_of(path)
-            if known and known.sha256 == sha:
-                known.mtime_ns = stat.st_mtime_ns  # touched, not changed: remember the new time
-                self.manifest.put(known)
-                return FileOutcome(key, "unchanged", chunks=known.chunk_count)
-            status = "changed" if known else "new"
-            if qna:
-                strict = collection == self.qna_collection
-                try:
-                    pairs, notes = qna_chunks(path, qna, self.chunker.counter, strict)
-                except NotQnaFile as exc:
-                    return FileOutcome(key, "skipped", str(exc))
-                return _Pending(path, key, sha, stat, status, "qna", None, pairs, notes)
-            if file_type in ("txt", "md") and stat.st_size > STREAM_BYTES:
-                encoding, notes = scan_text(path)
-
-                def stream() -> Iterator[Chunk]:
-                    return self.chunker.iter_chunks(iter_sections(path, file_type, encoding))
-
-                return _Pending(path, key, sha, stat, status, file_type, None, [], notes, stream)
-            loaded = load(path)
-        except LoadError as exc:
-            return FileOutcome(key, "failed", str(exc))
-        except PermissionError:
-            return FileOutcome(key, "failed", "permission denied")
-        except OSError as exc:
-            # A broken or looping symlink is named by the link, not by where it points.
-            shown = str(path.absolute()) if path.is_symlink() else key
-            return FileOutcome(shown, "failed", exc.strerror or str(exc))
-        chunks = self.chunker.chunk(loaded.sections)
-        return _Pending(
-            path, key, sha, stat, status, loaded.file_type, loaded.pages, chunks, loaded.notes
-        )
-
-    def _embed(self, pending: list[_Pending]) -> Any:
+    def _embed(self, pending: list[Item]) -> Any:
         # A QnA pair is embedded by its question only (`embed_text`).
         texts = [
             getattr(chunk, "embed_text", "") or chunk.text
@@ -278,7 +197,7 @@ class Ingestor:
         return self.embedder.embed(texts) if texts else []
 
     def _store_batch(
-        self, pending: list[_Pending], vectors: Any, collection: str, report: IngestReport
+        self, pending: list[Item], vectors: Any, collection: str, report: IngestReport
     ) -> int:
         """Journal, write and record an embedded batch; returns the chunks written."""
         if not pending:
@@ -302,7 +221,7 @@ class Ingestor:
         self._checkpoint(collection)
         return len(ids)
 
-    def _store_streamed(self, item: _Pending, collection: str, report: IngestReport) -> int:
+    def _store_streamed(self, item: Item, collection: str, report: IngestReport) -> int:
         """A large file in slices of FLUSH_CHUNKS chunks: at most one slice is in memory."""
         assert item.stream is not None
         self.manifest.begin(collection, item.key, item.sha256)
@@ -332,7 +251,7 @@ class Ingestor:
 
     def _write_chunks(
         self,
-        item: _Pending,
+        item: Item,
         chunks: list[Chunk],
         vectors,
         start: int,
@@ -352,7 +271,7 @@ class Ingestor:
                 self.lexical.upsert(collection, ids, texts)
 
     def _chunk_records(
-        self, item: _Pending, chunks: list[Chunk], start: int, total: int
+        self, item: Item, chunks: list[Chunk], start: int, total: int
     ) -> tuple[list[str], list[dict]]:
         """Ids and metadata of chunks `start`.. of a file whose version has `total` chunks."""
         now = _now()
@@ -379,9 +298,7 @@ class Ingestor:
         ]
         return ids, metadatas
 
-    def _finish_file(
-        self, item: _Pending, count: int, collection: str, report: IngestReport
-    ) -> None:
+    def _finish_file(self, item: Item, count: int, collection: str, report: IngestReport) -> None:
         # Whatever this file left behind under other contents (earlier versions, or a run
         # killed half-way) goes now, so no orphan outlives a successful ingest. A new file
         # has nothing behind it: a killed run's chunks were journaled and recovered before
@@ -399,8 +316,8 @@ class Ingestor:
                 collection,
                 item.key,
                 item.sha256,
-                item.stat.st_size,
-                item.stat.st_mtime_ns,
+                item.size,
+                item.mtime_ns,
                 item.file_type,
                 count,
                 item.pages,
@@ -425,18 +342,6 @@ class Ingestor:
         crash_point("before_checkpoint")
         self.manifest.settle(collection)
 
-    def _prune(self, paths: list[Path], collection: str, report: IngestReport) -> None:
-        roots = [str(p.resolve()) for p in paths]
-        for record in self.manifest.files(collection):
-            under = any(
-                record.path == r or record.path.startswith(r.rstrip("/") + "/") for r in roots
-            )
-            if under and not Path(record.path).exists():
-                report.chunks_removed += self.remove_file(
-                    collection, record.path, checkpoint=False
-                )
-                report.files.append(FileOutcome(record.path, "removed", "file no longer exists"))
-
     def remove_file(self, collection: str, key: str, checkpoint: bool = True) -> int:
         self.manifest.begin(collection, key, "")
         stale = self.store.ids_where(collection, {"source_file": key})
@@ -446,36 +351,3 @@ class Ingestor:
         if checkpoint:
             self._checkpoint(collection)
         return len(stale)
-
-
-class _Batches:
-    """Embeds one batch in a background thread while the caller gathers the next, so
-    reading and chunking never leave the embedder idle. Batches are still written one at
-    a time, in order, on the caller's thread: the journal, crash points and manifest see
-    the same sequence as without the overlap, and at most two batches are in memory."""
-
-    def __init__(self, ingestor: Ingestor, collection: str, report: IngestReport):
-        self.ingestor = ingestor
-        self.collection = collection
-        self.report = report
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragcli-embed")
-        self.in_flight: tuple[list[_Pending], Future] | None = None
-
-    def send(self, batch: list[_Pending]) -> int:
-        """Start embedding `batch` (none when empty), then write the batch sent before it;
-        returns the chunks written."""
-        previous = self.in_flight
-        self.in_flight = (batch, self.pool.submit(self.ingestor._embed, batch)) if batch else None
-        if previous is None:
-            return 0
-        items, vectors = previous
-        return self.ingestor._store_batch(items, vectors.result(), self.collection, self.report)
-
-    def __enter__(self) -> _Batches:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        # On an error the batch still embedding is dropped unwritten, as an unflushed
-        # batch always was: its files are not in the manifest, so the next run redoes them.
-        self.pool.shutdown(wait=True, cancel_futures=True)
-

@@ -1,0 +1,132 @@
+"""Files as an ingest source: the walker finds them, and each is skipped, found unchanged
+(size and mtime, then content hash) or loaded and chunked into an Item."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from ragcli.ingest.chunker import Chunk, Chunker
+from ragcli.ingest.items import FileOutcome, Item
+from ragcli.ingest.loaders import LoadError, file_type_of, iter_sections, load
+from ragcli.ingest.qna import NotQnaFile, qna_chunks, qna_format
+from ragcli.ingest.textstream import scan_text
+from ragcli.ingest.walker import walk
+from ragcli.store.manifest import Manifest
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def resolved(path: Path) -> Path:
+    """The absolute path without symlinks; a symlink loop stays as it is (and fails later
+    with a one-line reason)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError on a loop
+        return path.absolute()
+
+
+class FileSource:
+    """The files under `paths`, keyed in the manifest by their resolved absolute path."""
+
+    def __init__(
+        self,
+        paths: list[Path],
+        collection: str,
+        manifest: Manifest,
+        chunker: Chunker,
+        qna_collection: str | None,
+        stream_bytes: int,
+    ):
+        self.paths = paths
+        self.collection = collection
+        self.manifest = manifest
+        self.chunker = chunker
+        self.qna_collection = qna_collection  # Markdown ingested here is read as Q:/A: pairs
+        self.stream_bytes = stream_bytes  # text above this size is streamed, not read whole
+
+    def entries(self) -> list[Path]:
+        seen: set[Path] = set()
+        found = []
+        for root in self.paths:
+            for path in walk(root):
+                key = resolved(path)
+                if key not in seen:
+                    seen.add(key)
+                    found.append(path)
+        return found
+
+    def prepare(self, path: Path) -> FileOutcome | Item:
+        key = str(resolved(path))
+        try:
+            return self._prepare(path, key)
+        except LoadError as exc:
+            return FileOutcome(key, "failed", str(exc))
+        except PermissionError:
+            return FileOutcome(key, "failed", "permission denied")
+        except OSError as exc:
+            # A broken or looping symlink is named by the link, not by where it points.
+            shown = str(path.absolute()) if path.is_symlink() else key
+            return FileOutcome(shown, "failed", exc.strerror or str(exc))
+
+    def _prepare(self, path: Path, key: str) -> FileOutcome | Item:
+        if path.is_dir() and not path.is_symlink():
+            return FileOutcome(key, "failed", "cannot read this folder (permission denied)")
+        collection = self.collection
+        qna = qna_format(path, collection, self.qna_collection)
+        file_type = "qna" if qna else file_type_of(path)
+        if file_type is None:
+            return FileOutcome(key, "skipped", f"unsupported file type {path.suffix or '(none)'}")
+        stat = path.stat()
+        if not path.is_file():
+            return FileOutcome(key, "skipped", "not a regular file")
+        known = self.manifest.get(collection, key)
+        if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
+            return FileOutcome(key, "unchanged", chunks=known.chunk_count)
+        sha = sha256_of(path)
+        if known and known.sha256 == sha:
+            known.mtime_ns = stat.st_mtime_ns  # touched, not changed: remember the new time
+            self.manifest.put(known)
+            return FileOutcome(key, "unchanged", chunks=known.chunk_count)
+        item = Item(key, sha, stat.st_size, stat.st_mtime_ns, "changed" if known else "new", "", [])
+        if qna:
+            strict = collection == self.qna_collection
+            try:
+                item.chunks, item.notes = qna_chunks(path, qna, self.chunker.counter, strict)
+            except NotQnaFile as exc:
+                return FileOutcome(key, "skipped", str(exc))
+            item.file_type = "qna"
+            return item
+        if file_type in ("txt", "md") and stat.st_size > self.stream_bytes:
+            encoding, item.notes = scan_text(path)
+            item.file_type = file_type
+
+            def stream() -> Iterator[Chunk]:
+                return self.chunker.iter_chunks(iter_sections(path, file_type, encoding))
+
+            item.stream = stream
+            return item
+        loaded = load(path)
+        item.file_type, item.pages, item.notes = loaded.file_type, loaded.pages, loaded.notes
+        item.chunks = self.chunker.chunk(loaded.sections)
+        return item
+
+    def gone(self) -> list[tuple[str, str]]:
+        """Files ingested from under these paths that no longer exist."""
+        roots = [str(p.resolve()) for p in self.paths]
+        return [
+            (record.path, "file no longer exists")
+            for record in self.manifest.files(self.collection)
+            if any(_under(record.path, r) for r in roots) and not Path(record.path).exists()
+        ]
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")

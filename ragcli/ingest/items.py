@@ -1,0 +1,57 @@
+"""What the ingest's one write path consumes, whatever the documents' origin.
+
+A source (files under some paths, a BEIR corpus) lists its entries and turns each into an
+Item to write, or an outcome that needs no write (unchanged, skipped, failed). The Ingestor
+does everything else in one place: journal, batching, embedding, Chroma, the BM25 mirror,
+the manifest, removals and crash points."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
+
+from ragcli.ingest.chunker import Chunk
+
+E = TypeVar("E")
+
+
+@dataclass
+class FileOutcome:
+    path: str
+    status: str
+    reason: str = ""
+    chunks: int = 0
+
+
+@dataclass
+class Item:
+    """One document to (re)write. Its chunk ids derive from `key` and `sha256`, so the
+    chunks of another version of the same key are told apart without reading them."""
+
+    key: str  # the manifest key and the chunks' source_file: a path, or e.g. beir:DOC_ID
+    sha256: str
+    size: int
+    mtime_ns: int
+    status: str  # "new" or "changed"
+    file_type: str
+    chunks: list[Chunk]
+    pages: int | None = None
+    notes: list[str] = field(default_factory=list)
+    # A large document's chunks, produced as they are read: at most a slice is in memory.
+    stream: Callable[[], Iterator[Chunk]] | None = None
+
+
+class Source(Protocol[E]):
+    """Where an ingest's documents come from. `prepare` runs in a background thread, ahead
+    of the writes, so reading, hashing and chunking overlap with embedding."""
+
+    def entries(self) -> Sequence[E]:
+        """What to look at, in order (called after a killed run's journal is repaired)."""
+        ...
+
+    def prepare(self, entry: E) -> FileOutcome | Item: ...
+
+    def gone(self) -> list[tuple[str, str]]:
+        """(key, reason) of manifest entries this source no longer holds, for a prune."""
+        ...
