@@ -133,6 +133,8 @@ def _logging(verbose: bool) -> None:
         logging.getLogger("ragcli").setLevel(logging.INFO)
     else:
         logging.basicConfig(level=logging.WARNING, format="warning: %(message)s")
+    # pypdf warns about each malformed PDF it meets; the ingest report says it once.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
 def _print_json(data: Any) -> None:
@@ -174,6 +176,12 @@ def ingest(
         bool,
         typer.Option("--prune", help="Remove chunks of files under PATHS that no longer exist."),
     ] = False,
+    show_skipped: Annotated[
+        bool,
+        typer.Option(
+            "--show-skipped", help="List files skipped or failing as in the last run, too."
+        ),
+    ] = False,
     as_json: JsonOpt = False,
     store: StoreOpt = None,
     config: ConfigOpt = None,
@@ -193,8 +201,8 @@ def ingest(
     else:
         report = ingestor.run(paths, settings.store.collection, prune=prune)
     data = report.to_dict()
-    _print_json(data) if as_json else console.print(ingest_view(data))
-    if report.count("failed"):
+    _print_json(data) if as_json else console.print(ingest_view(data, show_skipped))
+    if report.new_failures():  # a file failing as in the last run was said then
         raise typer.Exit(int(ExitCode.LIMITED))
 
 

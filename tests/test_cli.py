@@ -110,3 +110,38 @@ def test_help_lists_commands_in_the_order_people_use_them_with_plain_metavars():
     assert "-k, --top-k N" in ask and "--store DIR" in ask and "--json " in ask
     trace = runner.invoke(app, ["trace", "--help"]).output
     assert "-n, --limit N" in trace  # every short option has a long name
+
+
+def test_reingest_says_what_changed_and_only_new_problems_set_the_exit_code(tmp_path):
+    store = str(tmp_path / "store")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nAnnual plans renew every year.\n")
+    (docs / "b.md").write_text("# B\n\nMonthly plans renew every month.\n")
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    first = runner.invoke(app, ["ingest", str(docs), "--store", store])
+    assert first.exit_code == 3 and "broken.pdf" in first.output  # a new failure
+
+    (docs / "b.md").unlink()
+    again = runner.invoke(app, ["ingest", str(docs), "--store", store])
+    assert again.exit_code == 0, again.output  # the same failure, said last time
+    assert "broken.pdf" not in again.output
+    assert "1 file still skipped or failing, unchanged since the last run" in again.output
+    assert "1 file is gone from" in again.output and "--prune" in again.output
+    listed = runner.invoke(app, ["ingest", str(docs), "--store", store, "--show-skipped"])
+    assert "broken.pdf" in listed.output
+
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4 still broken, differently")
+    changed = runner.invoke(app, ["ingest", str(docs), "--store", store, "--json"])
+    assert changed.exit_code == 3  # new content, failing anew: said again
+    data = json.loads(changed.output)
+    assert data["files_repeated"] == 0 and data["gone"][0].endswith("b.md")
+
+    pruned = runner.invoke(app, ["ingest", str(docs), "--store", store, "--prune", "--json"])
+    assert json.loads(pruned.output)["files_removed"] == 1
+
+
+def test_an_empty_folder_says_there_is_nothing_to_read(tmp_path):
+    (tmp_path / "empty").mkdir()
+    result = runner.invoke(app, ["ingest", str(tmp_path / "empty"), "--store", str(tmp_path / "s")])
+    assert result.exit_code == 0 and "no supported files under" in result.output

@@ -101,11 +101,15 @@ def test_hostile_files_are_reported_one_line_each_and_the_rest_ingest(hostile, t
     assert "Café" in by_file["invalid-utf8.txt"][0]
     assert any("9420" in t for t in by_file["open-encrypted.pdf"])
 
-    # The CLI table names every failed file, one row each, and a second run changes nothing.
+    # A second run changes nothing, and says the unchanged failures in one line: they
+    # were reported above, and only a new problem sets the exit code.
     again = ragcli("ingest", str(hostile), "--store", str(store), cwd=tmp_path)
-    assert again.returncode == 3 and "Traceback" not in again.stderr
-    assert "encrypted PDF" in again.stdout and "OCR" in again.stdout
+    assert again.returncode == 0 and "Traceback" not in again.stderr
+    assert "9 files still skipped or failing, unchanged since the last run" in again.stdout
     assert store_state(store)["chunks"] == state["chunks"]
+    # --show-skipped names every failed file, one row each.
+    listed = ragcli("ingest", str(hostile), "--store", str(store), "--show-skipped", cwd=tmp_path)
+    assert "encrypted PDF" in listed.stdout and "OCR" in listed.stdout
 
 
 class SmallEmbedder:

@@ -13,7 +13,7 @@ from ragcli.ingest.loaders import LoadError, file_type_of, iter_sections, load
 from ragcli.ingest.qna import NotQnaFile, qna_chunks, qna_format
 from ragcli.ingest.textstream import scan_text
 from ragcli.ingest.walker import walk
-from ragcli.store.manifest import Manifest
+from ragcli.store.manifest import Manifest, ProblemRecord
 
 
 def sha256_of(path: Path) -> str:
@@ -66,15 +66,56 @@ class FileSource:
     def prepare(self, path: Path) -> FileOutcome | Item:
         key = str(resolved(path))
         try:
-            return self._prepare(path, key)
+            outcome = self._prepare(path, key)
         except LoadError as exc:
-            return FileOutcome(key, "failed", str(exc))
+            outcome = FileOutcome(key, "failed", str(exc))
         except PermissionError:
-            return FileOutcome(key, "failed", "permission denied")
+            outcome = FileOutcome(key, "failed", "permission denied")
         except OSError as exc:
             # A broken or looping symlink is named by the link, not by where it points.
             shown = str(path.absolute()) if path.is_symlink() else key
-            return FileOutcome(shown, "failed", exc.strerror or str(exc))
+            outcome = FileOutcome(shown, "failed", exc.strerror or str(exc))
+        if isinstance(outcome, FileOutcome) and outcome.status in ("skipped", "failed"):
+            self._recall(path, outcome)
+        elif isinstance(outcome, Item):
+            self.manifest.forget_problem(self.collection, key)
+        return outcome
+
+    def _recall(self, path: Path, outcome: FileOutcome) -> None:
+        """Mark a problem the last run already reported for this very content (size and
+        time, else the content hash), and remember a new one for the next run."""
+        try:
+            # A broken or looping link is recognised by the link itself.
+            stat = path.stat() if path.exists() else path.lstat()
+        except OSError:
+            return  # vanished: nothing to recognise it by
+        known = self.manifest.problem(self.collection, outcome.path)
+        same_verdict = known is not None and (known.status, known.reason) == (
+            outcome.status,
+            outcome.reason,
+        )
+        if known and same_verdict and (known.size, known.mtime_ns) == (
+            stat.st_size,
+            stat.st_mtime_ns,
+        ):
+            outcome.repeated = True
+            return
+        try:
+            sha = sha256_of(path) if path.is_file() else ""
+        except OSError:
+            return
+        outcome.repeated = bool(known and same_verdict and known.sha256 == sha)
+        self.manifest.remember_problem(
+            ProblemRecord(
+                self.collection,
+                outcome.path,
+                sha,
+                stat.st_size,
+                stat.st_mtime_ns,
+                outcome.status,
+                outcome.reason,
+            )
+        )
 
     def _prepare(self, path: Path, key: str) -> FileOutcome | Item:
         if path.is_dir() and not path.is_symlink():

@@ -22,6 +22,8 @@ class FileOutcome:
     status: str
     reason: str = ""
     chunks: int = 0
+    # Skipped or failed as in the last run, the file unchanged since: said once, in summary.
+    repeated: bool = False
 
 
 @dataclass

@@ -50,19 +50,30 @@ class IngestReport:
     seconds: float = 0.0
     # Files a killed earlier ingest left half-written, and what was done about them.
     recovered: list[dict[str, Any]] = field(default_factory=list)
+    # What the ingest was asked to read (the paths given), for messages about them.
+    roots: list[str] = field(default_factory=list)
+    # Ingested files that no longer exist, left in place because --prune was not given.
+    gone: list[str] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         return sum(1 for f in self.files if f.status == status)
+
+    def new_failures(self) -> int:
+        """Failures this run found for the first time: what the exit code reflects."""
+        return sum(1 for f in self.files if f.status == "failed" and not f.repeated)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "collection": self.collection,
             **{f"files_{s}": self.count(s) for s in STATUSES},
+            "files_repeated": sum(1 for f in self.files if f.repeated),
             "chunks_added": self.chunks_added,
             "chunks_removed": self.chunks_removed,
             "seconds": round(self.seconds, 2),
             "files": [asdict(f) for f in self.files if f.status != "unchanged"],
             "recovered": self.recovered,
+            "roots": self.roots,
+            "gone": self.gone,
         }
 
 
@@ -112,7 +123,9 @@ class Ingestor:
         source = FileSource(
             paths, collection, self.manifest, self.chunker, self.qna_collection, STREAM_BYTES
         )
-        return self.write(source, collection, prune, progress)
+        report = self.write(source, collection, prune, progress)
+        report.roots = [str(p) for p in paths]
+        return report
 
     def write(
         self,
@@ -180,6 +193,8 @@ class Ingestor:
                 report.chunks_removed += self.remove_file(collection, key, checkpoint=False)
                 report.files.append(FileOutcome(key, "removed", reason))
             self._checkpoint(collection)
+        else:  # said, so that a deleted file's chunks are not cited on in silence
+            report.gone = [key for key, _ in source.gone()]
         # The BM25 index is derived from Chroma (reconciled at the start of every run), so
         # one save per run is enough: a kill before it costs a catch-up, not data.
         if self.lexical:

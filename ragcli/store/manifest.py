@@ -24,6 +24,20 @@ class FileRecord:
     ingested_at: str
 
 
+@dataclass
+class ProblemRecord:
+    """A file that was skipped or failed, as it was then: an unchanged file gets the same
+    verdict again, so the next ingest summarises it instead of listing it."""
+
+    collection: str
+    path: str
+    sha256: str
+    size: int
+    mtime_ns: int
+    status: str  # skipped | failed
+    reason: str
+
+
 class Manifest:
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -55,6 +69,19 @@ class Manifest:
                     collection TEXT NOT NULL,
                     path TEXT NOT NULL,
                     sha256 TEXT NOT NULL,
+                    PRIMARY KEY (collection, path)
+                )"""
+            )
+
+            self.db.execute(
+                """CREATE TABLE IF NOT EXISTS problems (
+                    collection TEXT NOT NULL,
+                    path TEXT NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    mtime_ns INTEGER NOT NULL,
+                    status TEXT NOT NULL,
+                    reason TEXT NOT NULL,
                     PRIMARY KEY (collection, path)
                 )"""
             )
@@ -92,6 +119,25 @@ class Manifest:
                     "SELECT * FROM files WHERE collection = ? ORDER BY path", (collection,)
                 ).fetchall()
         return [FileRecord(*row) for row in rows]
+
+    def problem(self, collection: str, path: str) -> ProblemRecord | None:
+        with self._lock:
+            row = self.db.execute(
+                "SELECT * FROM problems WHERE collection = ? AND path = ?", (collection, path)
+            ).fetchone()
+        return ProblemRecord(*row) if row else None
+
+    def remember_problem(self, record: ProblemRecord) -> None:
+        with self._lock, self.db:
+            self.db.execute(
+                "INSERT OR REPLACE INTO problems VALUES (?, ?, ?, ?, ?, ?, ?)", astuple(record)
+            )
+
+    def forget_problem(self, collection: str, path: str) -> None:
+        with self._lock, self.db:
+            self.db.execute(
+                "DELETE FROM problems WHERE collection = ? AND path = ?", (collection, path)
+            )
 
     def begin(self, collection: str, path: str, sha256: str) -> None:
         """Journal a file before its chunks are written (sha256) or deleted ("")."""

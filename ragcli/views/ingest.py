@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -14,7 +15,9 @@ STATUSES = ("new", "changed", "unchanged", "skipped", "failed", "removed")
 STATUS_STYLES = {"failed": "red", "skipped": "yellow"}
 
 
-def ingest_view(report: dict[str, Any]) -> RenderableType:
+def ingest_view(report: dict[str, Any], show_repeated: bool = False) -> RenderableType:
+    """`show_repeated`: list the files skipped or failing as in the last run, unchanged
+    since, instead of one line counting them (`--show-skipped`)."""
     lines: list[tuple[str, Cell]] = [
         ("files", "  ".join(f"{s} {report[f'files_{s}']}" for s in STATUSES)),
         ("chunks", f"added {report['chunks_added']}  removed {report['chunks_removed']}"),
@@ -30,6 +33,9 @@ def ingest_view(report: dict[str, Any]) -> RenderableType:
         pairs(lines),
     ]
     noted = [f for f in report["files"] if f["reason"]]
+    repeated = [f for f in noted if f.get("repeated")]
+    if repeated and not show_repeated:
+        noted = [f for f in noted if not f.get("repeated")]
     if noted:
         # The reason sits under its file: it wraps there rather than pushing the name apart.
         rows: list[list[Cell]] = []
@@ -40,4 +46,33 @@ def ingest_view(report: dict[str, Any]) -> RenderableType:
             rows.append([where, status])
         columns = [Col("file", kind="key"), Col("status")]
         parts.append(FitTable(columns, rows, title="Files skipped, failed or noted"))
+    if repeated and not show_repeated:
+        parts.append(
+            Text(
+                f"{plural(len(repeated), 'file')} still skipped or failing, unchanged since "
+                "the last run: --show-skipped lists them; a .ragignore line stops reading them",
+                style="dim",
+            )
+        )
+    if report.get("gone"):
+        gone = report["gone"]
+        folder = _common_folder(gone)
+        origin = f" from {folder}" if folder else ""
+        verb = "is" if len(gone) == 1 else "are"
+        parts.append(
+            Text(
+                f"{plural(len(gone), 'file')} {verb} gone{origin}: run with --prune to drop "
+                f"{'its' if len(gone) == 1 else 'their'} chunks",
+                style="yellow",
+            )
+        )
+    if not any(report[f"files_{s}"] for s in ("new", "changed", "unchanged", "failed")):
+        roots = ", ".join(display_path(r) for r in report.get("roots", [])) or "the paths given"
+        parts.append(Text(f"no supported files under {roots}", style="yellow"))
     return Group(*parts)
+
+
+def _common_folder(paths: list[str]) -> str:
+    folders = {os.path.dirname(display_path(p)) for p in paths}
+    common = os.path.commonpath(list(folders)) if folders else ""
+    return common + "/" if common else ""
