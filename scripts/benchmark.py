@@ -362,15 +362,18 @@ def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[
     ]
     ask_t = median_timing(ask_cmd, work, env, repeats)
     help_t = median_timing([*ragcli, "--help"], work, env, repeats)
+    # The floor any Typer + Rich program pays: the interpreter and those two imports.
+    floor_t = median_timing([sys.executable, "-c", "import typer, rich"], work, env, repeats)
     trace_t = median_timing([*ragcli, "trace", "--store", str(store)], work, env, repeats)
+    help_ratio = help_t.wall / floor_t.wall
     rows.append(
         Row(
             "process",
             "ragcli --help",
-            str(help_t),
-            "≤ 0.3 s",
-            help_t.wall <= 0.3,
-            help_t.data(),
+            f"{help_t} = {help_ratio:.2f} × `import typer, rich` ({floor_t.wall:.2f} s)",
+            "≤ 0.3 s and ≤ 2 ×",
+            help_t.wall <= 0.3 and help_ratio <= 2.0,
+            {**help_t.data(), "import_floor_seconds": round(floor_t.wall, 3), "ratio": help_ratio},
         )
     )
     rows.append(

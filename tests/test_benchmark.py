@@ -6,6 +6,8 @@ import json
 import sys
 import tempfile
 
+import pytest
+
 from ragcli.pipeline.modes.registry import MODES
 from tests.conftest import ROOT
 from tests.stubs import OpenAIStub
@@ -68,7 +70,10 @@ def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
     # One call to a model that waits 300 ms: one round trip, at least 0.3 s.
     assert standard.data["model_calls"] == 1 and standard.data["round_trips"] == 1
     assert standard.data["seconds"] >= benchmark.STUB_DELAY and standard.passed is True
-    assert by_name["ragcli --help"].target == "≤ 0.3 s"
+    help_row = by_name["ragcli --help"]
+    assert help_row.target == "≤ 0.3 s and ≤ 2 ×"
+    floor = help_row.data["import_floor_seconds"]
+    assert help_row.data["ratio"] == pytest.approx(help_row.data["seconds"] / floor, rel=0.05)
     # The web route: grade, then the web results' grading beside the answer's draft.
     web = by_name["crag, web route"]
     assert (web.data["model_calls"], web.data["round_trips"], web.data["web_searches"]) == (3, 2, 1)
