@@ -22,8 +22,10 @@ from ragcli.store.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from ragcli.store.vectors import VectorStore
 
 MODES = ("dense", "bm25", "hybrid")
-READ_ATTEMPTS = 4
-READ_RETRY_PAUSE = 0.2  # seconds, times the attempt number: an ingest batch writes in < 1 s
+READ_ATTEMPTS = 7
+# Seconds, times the attempt number (5.6 s in all): an ingest batch writes in < 1 s on an
+# idle machine, and several on a loaded one.
+READ_RETRY_PAUSE = 0.2
 
 log = logging.getLogger("ragcli")
 
