@@ -545,12 +545,27 @@ def evaluate(
             "--collection", "-c", metavar="NAME", help="Collection (default eval-DIRNAME)."
         ),
     ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline",
+            metavar="FILE",
+            help="An earlier `eval --json`: exit 7 when nDCG@10 or Recall@10 drops.",
+        ),
+    ] = None,
+    tolerance: Annotated[
+        float,
+        typer.Option("--tolerance", metavar="X", min=0.0, help="The drop allowed (0..1)."),
+    ] = 0.01,
     as_json: JsonOpt = False,
     store: StoreOpt = None,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
-    """Score retrieval on a BEIR dataset: nDCG@10, Recall@10, Recall@100, MRR@10."""
+    """Score retrieval on a BEIR dataset: nDCG@10, Recall@10, Recall@100, MRR@10.
+
+    With --baseline, a quality gate for CI: exits 7 when a retriever's nDCG@10 or
+    Recall@10 is more than --tolerance below the baseline's."""
     from ragcli.evaluation.runner import run_eval
     from ragcli.store.retriever import MODES as RETRIEVERS
     from ragcli.store.vectors import check_collection_name
@@ -565,12 +580,22 @@ def evaluate(
         )
     if collection:
         check_collection_name(collection)
+    from ragcli.evaluation import gate
+
+    earlier = gate.load_baseline(baseline) if baseline else None  # checked before the work
     settings = _settings(config, store)
     if console.is_terminal and not as_json:
         report = _eval_with_progress(settings, dataset_dir, chosen, split, collection)
     else:
         report = run_eval(settings, dataset_dir, chosen, split, collection)
-    _print_json(report.to_dict()) if as_json else console.print(eval_view(report.to_dict()))
+    data = report.to_dict()
+    verdict = None
+    if earlier is not None and baseline is not None:
+        verdict = gate.compare(data, earlier, tolerance, str(baseline))
+        data["gate"] = verdict.to_dict()
+    _print_json(data) if as_json else console.print(eval_view(data))
+    if verdict is not None and not verdict.passed:
+        raise typer.Exit(int(ExitCode.REGRESSION))
 
 
 def _eval_with_progress(

@@ -11,6 +11,7 @@ class ExitCode(IntEnum):
     CLARIFY = 4  # the question needs clarification
     NOT_COVERED = 5  # handoff: the documents do not cover the question
     BUSY = 6  # another ingest holds the store's lock (store.lock_timeout ran out)
+    REGRESSION = 7  # eval --baseline: a gated metric dropped by more than the tolerance
 
 
 # What `ask` exits with for each AskResult.answer_type (README, "Exit codes").

@@ -95,3 +95,45 @@ def test_eval_errors_are_one_line(tmp_path):
     assert result.exit_code == 2 and "available splits: test" in result.output
     result = runner.invoke(app, ["eval", str(tmp_path / "tiny"), "-r", "colbert"])
     assert result.exit_code == 2 and "--retriever 'colbert'" in result.output
+
+
+def test_baseline_gate_fails_on_a_drop_beyond_the_tolerance_and_says_where(tmp_path):
+    data = tmp_path / "tiny"
+    write_dataset(data)
+    store = str(tmp_path / "store")
+    baseline = tmp_path / "baseline.json"
+    first = run_eval(str(data), "--store", store, "--retriever", "bm25")
+    baseline.write_text(json.dumps(first))
+
+    same = run_eval(str(data), "--store", store, "--retriever", "bm25", "--baseline", str(baseline))
+    assert same["gate"]["passed"] is True
+    assert {c["metric"] for c in same["gate"]["changes"]} == {"nDCG@10", "Recall@10"}
+
+    # A baseline that scored better than this corpus can: the gate must fail, with exit 7.
+    better = json.loads(baseline.read_text())
+    better["results"]["bm25"]["nDCG@10"] += 0.05
+    better["results"]["dense"] = {"nDCG@10": 0.9, "Recall@10": 0.9}
+    baseline.write_text(json.dumps(better))
+    args = ["eval", str(data), "--store", store, "--retriever", "bm25", "--baseline", str(baseline)]
+    shown = runner.invoke(app, [*args, "--tolerance", "0.01"])
+    assert shown.exit_code == 7, shown.output
+    assert "dropped" in shown.output and "quality gate failed" in shown.output
+    assert "not compared (not run now): dense" in shown.output
+    assert runner.invoke(app, [*args, "--tolerance", "0.1"]).exit_code == 0
+
+
+def test_a_baseline_that_is_not_an_eval_report_is_one_line(tmp_path):
+    data = tmp_path / "tiny"
+    write_dataset(data)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"answer": 1}')
+    for path, said in (
+        (bad, "not the output of `ragcli eval --json`"),
+        (tmp_path / "no", "no such file"),
+    ):
+        result = runner.invoke(
+            app, ["eval", str(data), "--baseline", str(path), "--store", str(tmp_path / "s")]
+        )
+        assert result.exit_code == 2 and said in result.output
+        assert result.output.count("\n") == 1
+    assert not (tmp_path / "s").exists()  # checked before anything was ingested

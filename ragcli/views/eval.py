@@ -33,7 +33,45 @@ def eval_view(report: dict[str, Any]) -> RenderableType:
         ]
         for retriever, values in report["results"].items()
     ]
-    return Group(head, FitTable(columns, rows, title="Retrieval quality"))
+    parts: list[RenderableType] = [head, FitTable(columns, rows, title="Retrieval quality")]
+    if report.get("gate"):
+        parts.extend(_gate_parts(report["gate"]))
+    return Group(*parts)
+
+
+def _gate_parts(gate: dict[str, Any]) -> list[RenderableType]:
+    """The quality gate: each gated metric against the baseline, drops beyond the
+    tolerance marked, then the verdict."""
+    columns = [
+        Col("retriever"),
+        Col("metric"),
+        Col("baseline", justify="right"),
+        Col("now", justify="right"),
+        Col("change", justify="right"),
+        Col("", kind="flex"),
+    ]
+    rows: list[list[Cell]] = []
+    for change in gate["changes"]:
+        mark = Text("dropped", style="red") if change["regressed"] else Text("ok", style="green")
+        rows.append(
+            [
+                change["retriever"],
+                change["metric"],
+                f"{change['baseline']:.4f}",
+                f"{change['current']:.4f}",
+                f"{change['delta']:+.4f}",
+                mark,
+            ]
+        )
+    title = f"Against {gate['baseline']} (tolerance {gate['tolerance']:g})"
+    parts: list[RenderableType] = [FitTable(columns, rows, title=title)]
+    for warning in gate["warnings"]:
+        parts.append(Text(f"⚠ {warning}", style="yellow"))
+    if gate["not_run"]:
+        parts.append(Text(f"not compared (not run now): {', '.join(gate['not_run'])}", style="dim"))
+    verdict = "passed" if gate["passed"] else "failed: a gated metric dropped (exit 7)"
+    parts.append(Text(f"quality gate {verdict}", style="green" if gate["passed"] else "red"))
+    return parts
 
 
 def calibration_view(report: dict[str, Any]) -> RenderableType:
