@@ -13,6 +13,7 @@ class SubAnswerSource(Record):
     chunk_id: str
     source_file: str
     page: int | None = None
+    locator: str | None = None  # "slide 4", "Sheet1, rows 20–45", "lines 12–40"
     score: float
 
 
