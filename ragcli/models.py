@@ -33,8 +33,9 @@ class ChunkMetadata(BaseModel):
     page: int | None = None
     heading: str | None = None
     # Where in the file, as a citation shows it: "page 3 (OCR)", "slide 4",
-    # "Sheet1, rows 20–45", "cell 7", "lines 12–40". Absent from chunks stored before it.
-    locator: str | None = None
+    # "Sheet1, rows 20–45", "cell 7", "lines 12–40". Absent from the JSON when unknown
+    # (chunks stored before locators, Markdown that has only its heading).
+    locator: str | None = Field(default=None, exclude_if=lambda v: v is None)
     # A web result's page title; absent from document chunks' JSON.
     title: str | None = Field(default=None, exclude_if=lambda v: v is None)
     file_sha256: str | None = None

@@ -222,6 +222,9 @@ def scanned_png(path: Path, lines: list[str]) -> Path:
 
 def scanned_pdf(path: Path, lines: list[str], blank_pages: int = 0) -> Path:
     """A PDF whose pages are images only (no text layer), like a scanner's output."""
-    pages = [text_image(lines)] + [text_image([]) for _ in range(blank_pages)]
+    # One bit per pixel, as office scanners save text pages: a few KB a page.
+    pages = [text_image(lines).convert("1")] + [
+        text_image([]).convert("1") for _ in range(blank_pages)
+    ]
     pages[0].save(path, "PDF", resolution=300, save_all=True, append_images=pages[1:])
     return path

@@ -17,8 +17,9 @@ OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 # so checking them before reading bounds the work. A million-row spreadsheet is ~150 MB.
 MAX_UNZIPPED = 1 << 30
 # A member that inflates more than this many times over is a bomb, not a document (XML
-# compresses 5-20 times, a sheet of repeated cells some 100 times).
-MAX_RATIO = 1000
+# compresses 5-20 times, a sheet of repeated cells rarely 100 times; deflate's limit,
+# reached by a run of zeros, is 1032).
+MAX_RATIO = 300
 RATIO_FLOOR = 16 << 20  # small members may compress any amount
 
 

@@ -44,28 +44,33 @@ def bom_encoding(head: bytes) -> str | None:
 def note_for(encoding: str) -> list[str]:
     if encoding in ("utf-8", "utf-8-sig", "utf_8"):
         return []
-    return [f"not UTF-8: decoded as {NAMES.get(encoding, encoding)}"]
+    name = NAMES.get(encoding, encoding)
+    if name.startswith("cp125"):  # the Windows code pages: cp1251 is Windows-1251
+        name = "Windows-" + name[2:]
+    return [f"not UTF-8: decoded as {name}"]
 
 
-def _plausibly_cp1252(data: bytes) -> bool:
-    """Western European text: decodes as Windows-1252 into letters and punctuation, with
-    accented letters the exception (Cyrillic read as Windows-1252 is nearly all accents)."""
+def _plausibly_western(data: bytes, encoding: str) -> bool:
+    """Western European text: decodes into letters and punctuation with accented letters
+    the exception (Cyrillic read as Windows-1252 is nearly all accents). Latin-1 allows a
+    few C1 control characters: bytes Windows-1252 leaves undefined, such as 0x81."""
     try:
-        text = data.decode("cp1252")
+        text = data.decode(encoding)
     except UnicodeDecodeError:
         return False
-    letters = accented = 0
+    letters = accented = controls = 0
     for char in text:
         if char.isascii():
             letters += char.isalpha()
             continue
         category = unicodedata.category(char)
         if category.startswith("C"):
-            return False
-        if category.startswith("L"):
+            controls += 1
+        elif category.startswith("L"):
             letters += 1
             accented += 1
-    return accented <= 0.3 * max(letters, 1)
+    allowed_controls = 0 if encoding == "cp1252" else max(1, len(text) // 100)
+    return controls <= allowed_controls and accented <= 0.3 * max(letters, 1)
 
 
 def detect(data: bytes) -> str:
@@ -77,8 +82,9 @@ def detect(data: bytes) -> str:
         return str(best.encoding)
     # Short Western text is ambiguous between the Latin code pages; the one Windows and
     # Excel write by far most often wins when it reads as plausible text.
-    if _plausibly_cp1252(data[:SAMPLE]):
-        return "cp1252"
+    for western in ("cp1252", "latin-1"):
+        if _plausibly_western(data[:SAMPLE], western):
+            return western
     if best is not None:
         return str(best.encoding)
     return "latin-1"  # decodes any bytes

@@ -110,6 +110,9 @@ def load_image(path: Path, options: LoadOptions, stopping: Callable[[], bool]) -
         raise LoadError("an image needs OCR, which is off (ingest.ocr: off)")
     from PIL import Image, UnidentifiedImageError
 
+    # Pillow's own guard raises at open, without the size; ours below names it, before any
+    # pixel is decoded.
+    Image.MAX_IMAGE_PIXELS = None
     try:
         image = Image.open(path)  # reads the header only
         width, height = image.size
@@ -130,7 +133,7 @@ def load_image(path: Path, options: LoadOptions, stopping: Callable[[], bool]) -
             sections.append(Section(text, page=index + 1, locator=f"page {index + 1} (OCR)"))
     except LoadError:
         raise
-    except (UnidentifiedImageError, Image.DecompressionBombError):
+    except UnidentifiedImageError:
         raise LoadError("not a readable image (damaged, or not the format its name says)") from None
     except (OSError, ValueError, SyntaxError, EOFError) as exc:
         raise LoadError(f"damaged image ({type(exc).__name__}: {str(exc)[:60]})") from None
