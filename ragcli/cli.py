@@ -213,6 +213,8 @@ def _ingest_with_progress(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from ragcli.views.ingest import OcrColumn
+
     started = [0.0]
     with Progress(
         TextColumn("[bold]ingest"),
@@ -220,6 +222,7 @@ def _ingest_with_progress(
         MofNCompleteColumn(),
         TextColumn("files · {task.fields[chunks]} chunks · {task.fields[rate]} chunks/s"),
         TimeElapsedColumn(),
+        OcrColumn(),
         console=console,
         transient=True,
     ) as progress:

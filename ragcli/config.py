@@ -40,6 +40,11 @@ class ChunkingSettings(Section):
     overlap_tokens: int = Field(32, ge=0, le=128)
 
 
+class IngestSettings(Section):
+    ocr: Literal["auto", "off", "force"] = "auto"
+    ocr_languages: str = Field("eng", pattern=r"^[A-Za-z_]+(\+[A-Za-z_]+)*$")
+
+
 class RetrievalSettings(Section):
     top_k: int = Field(5, ge=1, le=100)
     mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
@@ -155,6 +160,7 @@ class Settings(Section):
     store: StoreSettings = StoreSettings()
     embedding: EmbeddingSettings = EmbeddingSettings()
     chunking: ChunkingSettings = ChunkingSettings()
+    ingest: IngestSettings = IngestSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
     crag: CragSettings = CragSettings()
     reflect: ReflectSettings = ReflectSettings()

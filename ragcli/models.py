@@ -32,11 +32,32 @@ class ChunkMetadata(BaseModel):
     content_preview: str = ""
     page: int | None = None
     heading: str | None = None
+    # Where in the file, as a citation shows it: "page 3 (OCR)", "slide 4",
+    # "Sheet1, rows 20–45", "cell 7", "lines 12–40". Absent from the JSON when unknown
+    # (chunks stored before locators, Markdown that has only its heading).
+    locator: str | None = Field(default=None, exclude_if=lambda v: v is None)
     # A web result's page title; absent from document chunks' JSON.
     title: str | None = Field(default=None, exclude_if=lambda v: v is None)
     file_sha256: str | None = None
     created_at: str | None = None
     processed_at: str | None = None
+
+    @property
+    def place(self) -> str:
+        """Where in its file a chunk sits, for people: the locator, else the page, else the
+        heading path (or a web page's title)."""
+        if self.locator:
+            return self.locator
+        if self.page:
+            return f"page {self.page}"
+        return self.heading or self.title or ""
+
+    def cited(self, path: str) -> str:
+        """`path` with its place: `app.py:12–40` for lines, `deck.pptx, slide 4` else."""
+        place = self.locator or (f"p. {self.page}" if self.page else "")
+        if place.startswith(("lines ", "line ")):
+            return f"{path}:{place.split(' ', 1)[1]}"
+        return f"{path}, {place}" if place else path
 
 
 class RetrievedChunk(Record):

@@ -52,6 +52,7 @@ def vector_store(settings: Settings, must_exist: bool = False):
 
 
 def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None):
+    from ragcli.ingest import loaders
     from ragcli.ingest.chunker import Chunker
     from ragcli.ingest.runner import Ingestor
     from ragcli.store.embedder import read_max_seq_length, resolve_model_dir
@@ -59,6 +60,16 @@ def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None)
     from ragcli.store.manifest import Manifest
     from ragcli.store.tokenizer import TokenCounter
 
+    loaders.configure(
+        loaders.LoadOptions(settings.ingest.ocr, settings.ingest.ocr_languages)
+    )
+    if settings.ingest.ocr != "off":  # a missing language model fails now, not per file
+        from ragcli.ingest.loaders.ocr import OcrUnavailable, check_languages
+
+        try:
+            check_languages(settings.ingest.ocr_languages)
+        except OcrUnavailable as exc:
+            raise ConfigError(f"ingest.ocr_languages: {exc}") from None
     model_dir = resolve_model_dir(settings.embedding.model)
     # A chunk longer than the model's window would be silently truncated when embedded.
     max_tokens = min(settings.chunking.max_tokens, read_max_seq_length(model_dir))

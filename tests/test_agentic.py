@@ -283,7 +283,7 @@ def test_pdf_pages_are_cited_and_top_k_applies_per_sub_question(sample_store):
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert all(len(sub["sources"]) == 2 for sub in data["agentic_details"]["sub_answers"])
-    assert re.search(r"\[\d+\] \S*admin_guide\.pdf, p\. 3", data["answer"])
+    assert re.search(r"\[\d+\] \S*admin_guide\.pdf, page 3", data["answer"])
     shown = runner.invoke(app, ["trace", "--store", str(sample_store)], terminal_width=200)
     for table in ("decompose: proposed", "answer_sub_questions: chunks", "synthesize: sources"):
         assert table in shown.output

@@ -89,7 +89,7 @@ def test_status_reports_store_collections_and_backends_with_keys_redacted(sample
     data = json.loads(result.output)
     assert data["store"]["path"] == str(sample_store)
     docs = data["collections"][0]
-    assert docs["name"] == "docs" and docs["files"] == 14 and docs["chunks"] > 100
+    assert docs["name"] == "docs" and docs["files"] == 18 and docs["chunks"] > 100
     latest = max(c["last_ingest"] for c in data["collections"])
     assert data["last_ingest"] == latest and latest.startswith("20")
     assert data["llm"]["provider"] == "openai" and data["llm"]["model"] == "gpt-4o-mini"
@@ -128,7 +128,7 @@ def test_status_and_sources_do_not_import_torch(sample_store):
 def test_sources_lists_files_with_chunks_pages_hash_and_time(sample_store):
     result = cli("sources", "--store", str(sample_store), "--json")
     rows = json.loads(result.output)
-    assert len(rows) == 15  # 14 documents in docs, the FAQ file in qna
+    assert len(rows) == 19  # 18 documents in docs, the FAQ file in qna
     assert {r["collection"] for r in rows} == {"docs", "qna"}
     pdf = next(r for r in rows if r["path"].endswith("admin_guide.pdf"))
     assert pdf["pages"] == 4 and pdf["chunk_count"] > 0 and len(pdf["sha256"]) == 64
@@ -136,7 +136,7 @@ def test_sources_lists_files_with_chunks_pages_hash_and_time(sample_store):
     # Piped (as CliRunner is), one file a line, whole, so `ragcli sources | grep` works.
     text = cli("sources", "--collection", "docs", "--store", str(sample_store)).output
     lines = text.strip().splitlines()
-    assert len(lines) == 14
+    assert len(lines) == 18
     (line,) = [line for line in lines if "admin_guide.pdf" in line]
     assert pdf["sha256"][:8] in line and pdf["path"].endswith(line.split("\t")[0])
     empty = cli("sources", "--collection", "other", "--store", str(sample_store))
@@ -172,9 +172,9 @@ def test_rm_removes_a_file_and_a_folder_from_store_and_manifest(sample_store):
 
     listed = json.loads(cli("sources", "--store", store, "--json").output)
     in_docs = sum(1 for r in listed if r["path"].startswith(str(SAMPLE / "docs") + "/"))
-    assert in_docs == 11
+    assert in_docs == 15
     result = cli("rm", str(SAMPLE / "docs"), "--store", store)
-    assert result.exit_code == 0 and "removed 11 files" in result.output
+    assert result.exit_code == 0 and "removed 15 files" in result.output
     paths = [r["path"] for r in json.loads(cli("sources", "--store", store, "--json").output)]
     assert paths and not any("/docs/" in p for p in paths)
 

@@ -63,7 +63,16 @@ def test_sample_corpus_metadata_is_complete(sample_store):
     md = [m for m in metas if m["file_type"] == "md"]
     assert all(m.get("heading") for m in md)
     assert not any("faq" in m["source_file"] for m in metas)  # excluded by .ragignore
-    assert {m["file_type"] for m in metas} == {"md", "pdf", "txt", "html"}
+    assert {m["file_type"] for m in metas} == {"md", "pdf", "txt", "html", "docx", "pptx", "xlsx"}
+    # Each chunk of the Office and scanned samples says where in its file it sits.
+    assert {m["locator"] for m in metas if m["file_type"] == "pptx"} == {
+        "slide 1", "slide 2", "slide 3"
+    }
+    assert {m["locator"] for m in metas if "scanned_memo" in m["source_file"]} == {
+        "page 1 (OCR)"
+    }
+    assert all(m["locator"].startswith(("Desks, row", "Escalation, row"))
+               for m in metas if m["file_type"] == "xlsx")
 
 
 def test_reingest_of_unchanged_tree_embeds_and_adds_nothing(sample_store):
@@ -71,7 +80,7 @@ def test_reingest_of_unchanged_tree_embeds_and_adds_nothing(sample_store):
     before = sorted(all_chunks(ingestor)[0])
     report = ingestor.run([SAMPLE], "docs")
     assert ingestor.embedder.texts == 0
-    assert report.count("unchanged") == 14 and report.chunks_added == 0
+    assert report.count("unchanged") == 18 and report.chunks_added == 0
     assert sorted(all_chunks(ingestor)[0]) == before
 
 
@@ -143,7 +152,7 @@ def test_bad_files_are_reported_and_nothing_stored_is_touched(tmp_path):
     (docs / "empty.txt").write_text("")
     (docs / "binary.txt").write_bytes(b"\x00\x01\x02binary")
     (docs / "broken.pdf").write_bytes(b"%PDF-1.7 garbage")
-    (docs / "image.png").write_bytes(b"\x89PNG")
+    (docs / "data.bin").write_bytes(b"\x89PNG")
     (docs / "locked.md").write_text("secret")
     (docs / "locked.md").chmod(0)
     (docs / "naïve name with spaces.md").write_text("Unicode names are fine.")
@@ -152,7 +161,7 @@ def test_bad_files_are_reported_and_nothing_stored_is_touched(tmp_path):
     assert reasons["empty.txt"] == ("failed", "empty file")
     assert reasons["binary.txt"][0] == "failed" and "binary" in reasons["binary.txt"][1]
     assert reasons["broken.pdf"][0] == "failed" and "corrupt PDF" in reasons["broken.pdf"][1]
-    assert reasons["image.png"] == ("skipped", "unsupported file type .png")
+    assert reasons["data.bin"] == ("skipped", "unsupported file type .bin")
     if os.geteuid() != 0:  # root reads anything
         assert reasons["locked.md"] == ("failed", "permission denied")
     assert reasons["naïve name with spaces.md"][0] == "new"

@@ -212,8 +212,6 @@ def test_structured_files_without_pairs_are_skipped_outside_the_qna_collection(t
         "(or a mapping with one of: questions, faq, qna, items)",
     )
     assert outcomes["mkdocs.yml"][0] == "skipped"
-    assert outcomes["prices.csv"] == (
-        "skipped",
-        "not a QnA file: CSV header lacks column(s): question, answer",
-    )
+    # A CSV without question and answer columns is a table, read as a document.
+    assert outcomes["prices.csv"] == ("new", "")
     assert report.count("failed") == 0

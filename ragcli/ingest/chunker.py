@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from ragcli.ingest.loaders import Section
 from ragcli.store.tokenizer import TokenCounter
@@ -39,6 +40,9 @@ class Chunk:
     method: str
     page: int | None
     heading: str | None
+    # Further metadata stored with the chunk: `locator`, where in its file a citation
+    # points ("slide 4", "Sheet1, rows 20–45", "lines 12–40").
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class Chunker:
@@ -145,7 +149,8 @@ class Chunker:
         total = tokens + self.counter.special
         if tokens > self.budget:  # joining never adds pieces; this guards that belief
             raise AssertionError(f"chunk of {total} word pieces exceeds the limit")
-        return Chunk(text, total, method, section.page, section.heading)
+        extra = {"locator": section.locator} if section.locator else {}
+        return Chunk(text, total, method, section.page, section.heading, extra)
 
 
 def _break_long_word(match: re.Match[str]) -> str:

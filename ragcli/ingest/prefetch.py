@@ -16,6 +16,14 @@ B = TypeVar("B")  # a batch
 V = TypeVar("V")  # its vectors
 
 _DONE = object()
+_worker = threading.local()  # the stop event of the prefetch worker running in this thread
+
+
+def stopping() -> bool:
+    """Whether the consumer of the prefetch running this code has stopped (an error, a
+    Ctrl-C): a long piece of work (OCR of many pages) checks it between steps."""
+    stop = getattr(_worker, "stop", None)
+    return stop is not None and stop.is_set()
 
 
 class _Failure:
@@ -40,6 +48,7 @@ def prefetch(items: Iterable[T], work: Callable[[T], R], ahead: int = 32) -> Ite
         return False
 
     def worker() -> None:
+        _worker.stop = stop
         try:
             for item in items:
                 if stop.is_set() or not offer(work(item)):
@@ -61,7 +70,9 @@ def prefetch(items: Iterable[T], work: Callable[[T], R], ahead: int = 32) -> Ite
             yield value
     finally:
         stop.set()
-        thread.join(timeout=5)
+        # A worker inside one long call (an OCR page) is left to finish it alone: it writes
+        # nothing, and a daemon thread does not hold up the exit of a stopped ingest.
+        thread.join(timeout=1)
 
 
 class Batches(Generic[B]):

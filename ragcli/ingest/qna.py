@@ -19,6 +19,7 @@ from typing import Any
 
 from ragcli.ingest.chunker import Chunk
 from ragcli.ingest.loaders import LoadError, read_text
+from ragcli.ingest.loaders.encoding import decode
 from ragcli.store.tokenizer import TokenCounter
 
 QNA_SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".csv": "csv"}
@@ -70,17 +71,33 @@ class QnaFile:
 def qna_format(path: Path, collection: str, qna_collection: str | None) -> str | None:
     """The QnA format of `path` (yaml/json/csv/md), or None when it is a document.
 
-    Structured files (.yaml .yml .json .csv) are always QnA files: ragcli has no other use
-    for them. Markdown is a QnA file when ingested into the tos QnA collection, or when its
-    first line of text starts with `Q:`."""
+    YAML and JSON files are always QnA files: ragcli has no other use for them. A CSV is
+    one in the tos QnA collection, or when its header has `question` and `answer` columns;
+    any other CSV is a table (loaders/sheets.py). Markdown is a QnA file when ingested into
+    the tos QnA collection, or when its first line of text starts with `Q:`."""
     suffix = path.suffix.lower()
+    in_qna_collection = qna_collection is not None and collection == qna_collection
+    if suffix == ".csv" and not in_qna_collection:
+        return "csv" if _csv_has_qna_header(path) else None
     if suffix in QNA_SUFFIXES:
         return QNA_SUFFIXES[suffix]
     if suffix not in MARKDOWN_SUFFIXES:
         return None
-    if qna_collection is not None and collection == qna_collection:
+    if in_qna_collection:
         return "md"
     return "md" if _starts_with_question(path) else None
+
+
+def _csv_has_qna_header(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(65536)
+        text, _ = decode(head)
+    except (OSError, LoadError):
+        return False
+    first = next(csv.reader(io.StringIO(text.split("\n", 1)[0])), [])
+    columns = {cell.strip().lower() for cell in first}
+    return {"question", "answer"} <= columns
 
 
 def _starts_with_question(path: Path) -> bool:
@@ -263,7 +280,6 @@ class QnaChunk(Chunk):
     """A pair as a chunk: stored as its Q/A text, embedded by its question alone."""
 
     embed_text: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def qna_chunks(

@@ -1,8 +1,9 @@
 """Text files read in blocks, so a file of any size is ingested in bounded memory.
 
-`scan_text` makes one pass to decide the encoding (UTF-8, else Windows-1252, else Latin-1)
-and to reject empty and binary files; `iter_text` then yields the decoded text in pieces
-of about one block, each cut at a paragraph, line or word boundary."""
+`scan_text` makes one pass to decide the encoding (a byte-order mark, else UTF-8, else
+what charset-normalizer finds in the first block) and to reject empty and binary files;
+`iter_text` then yields the decoded text in pieces of about one block, each cut at a
+paragraph, line or word boundary."""
 
 from __future__ import annotations
 
@@ -10,38 +11,42 @@ import codecs
 from collections.abc import Iterator
 from pathlib import Path
 
-from ragcli.ingest.loaders import ENCODINGS, LoadError
+from ragcli.ingest.loaders.base import LoadError
+from ragcli.ingest.loaders.encoding import bom_encoding, detect, note_for
 
 BLOCK = 1 << 20  # bytes read at a time; pieces of text are about this long
 
 
 def scan_text(path: Path) -> tuple[str, list[str]]:
     """The encoding to read `path` with and a note when it is not UTF-8."""
-    # The last encoding decodes any bytes: only the ones before it can fail.
-    decoders = {name: codecs.getincrementaldecoder(name)() for name, _ in ENCODINGS[:-1]}
+    utf8 = codecs.getincrementaldecoder("utf-8")()
+    is_utf8 = True
     seen_text = False
     with path.open("rb") as handle:
-        while block := handle.read(BLOCK):
+        first = handle.read(BLOCK)
+        bom = bom_encoding(first[:4])
+        if bom:  # UTF-16 and UTF-32 are full of NUL bytes: the mark says which it is
+            return bom, note_for(bom)
+        block = first
+        while block:
             if b"\x00" in block:
                 raise LoadError("binary file (contains NUL bytes)")
             seen_text = seen_text or bool(block.strip())
-            for name, decoder in list(decoders.items()):
+            if is_utf8:
                 try:
-                    decoder.decode(block)
+                    utf8.decode(block)
                 except UnicodeDecodeError:
-                    del decoders[name]
-        for name, decoder in list(decoders.items()):
+                    is_utf8 = False
+            block = handle.read(BLOCK)
+        if is_utf8:
             try:
-                decoder.decode(b"", final=True)
+                utf8.decode(b"", final=True)
             except UnicodeDecodeError:
-                del decoders[name]
+                is_utf8 = False
     if not seen_text:
         raise LoadError("empty file")
-    for name, note in ENCODINGS[:-1]:
-        if name in decoders:
-            return name, list(note)
-    name, note = ENCODINGS[-1]
-    return name, list(note)
+    encoding = "utf-8" if is_utf8 else detect(first)
+    return encoding, note_for(encoding)
 
 
 def _cut(text: str) -> int:

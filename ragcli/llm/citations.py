@@ -86,7 +86,8 @@ def cited_runs(text: str) -> list[tuple[str, list[int]]]:
 
 
 def citation_label(chunk: RetrievedChunk) -> str:
-    """File (relative to the working directory when under it) and page, if any."""
+    """File (relative to the working directory when under it) and where in it, if known:
+    `guide.pdf, page 3`, `deck.pptx, slide 4`, `app.py:12–40`."""
     path = chunk.metadata.source_file
     if "://" not in path:
         try:
@@ -94,4 +95,4 @@ def citation_label(chunk: RetrievedChunk) -> str:
             path = path if relative.startswith("..") else relative
         except ValueError:  # another drive on Windows
             pass
-    return f"{path}, p. {chunk.metadata.page}" if chunk.metadata.page else path
+    return chunk.metadata.cited(path)

@@ -28,10 +28,9 @@ def as_data(text: str) -> str:
 
 def source_label(chunk: RetrievedChunk) -> str:
     meta = chunk.metadata
-    where = f", page {meta.page}" if meta.page else ""
-    if meta.heading and not meta.page:
-        where = f", section {meta.heading}"
-    return f"{meta.source_file}{where}"
+    if meta.locator or meta.page:
+        return f"{meta.source_file}, {meta.place}"
+    return f"{meta.source_file}, section {meta.heading}" if meta.heading else meta.source_file
 
 
 def _attribute(value: str) -> str:

@@ -18,6 +18,7 @@ def chunk_summary(chunk: RetrievedChunk) -> dict[str, Any]:
         "source_file": meta.source_file,
         "page": meta.page,
         "heading": meta.heading,
+        "locator": meta.locator,
         "score": chunk.score,
         "component_scores": chunk.component_scores,
         "preview": meta.content_preview or chunk.content[:100],

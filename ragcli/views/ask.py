@@ -27,9 +27,10 @@ def sources_table(
     title: str = "Sources",
 ) -> FitTable:
     """The chunks the answer drew on, numbered as it cites them. A source is its file
-    (or URL) over where in it: a page, a heading or a web page's title. The score that
-    ordered the sources comes first: a grader's grade (crag, both), else the fused score of
-    hybrid retrieval, else the similarity; the others follow as components."""
+    (or URL) over where in it: a page, a slide, rows of a sheet, lines of code, a heading
+    or a web page's title. The score that ordered the sources comes first: a grader's grade
+    (crag, both), else the fused score of hybrid retrieval, else the similarity; the others
+    follow as components."""
     fused = any(len(s.component_scores) > 1 for s in sources)
     grades = grades or {}
     graded = bool(grades) and all(s.chunk_id in grades for s in sources)
@@ -44,7 +45,9 @@ def sources_table(
     for number, source in enumerate(sources, start=1):
         meta = source.metadata
         where = Text(display_path(meta.source_file))
-        place = f"p. {meta.page}" if meta.page else (meta.heading or meta.title or "")
+        place = meta.place
+        if meta.locator and meta.heading and meta.heading not in meta.locator:
+            place += f" · {meta.heading}"  # a slide's title, a function's name
         if place:
             where.append("\n" + one_line(place), style="dim")
         row: list[Cell] = [str(number)]

@@ -6,6 +6,8 @@ import os
 from typing import Any
 
 from rich.console import Group, RenderableType
+from rich.progress import ProgressColumn, Task
+from rich.table import Column
 from rich.text import Text
 
 from ragcli.views.format import display_path, plural
@@ -13,6 +15,28 @@ from ragcli.views.layout import Cell, Col, FitTable, pairs
 
 STATUSES = ("new", "changed", "unchanged", "skipped", "failed", "removed")
 STATUS_STYLES = {"failed": "red", "skipped": "yellow"}
+
+
+class OcrColumn(ProgressColumn):
+    """The page OCR is reading, beside the ingest's progress bar: OCR is by far the
+    slowest thing an ingest does, and a bar that stands still would look frozen."""
+
+    def __init__(self) -> None:
+        super().__init__(table_column=Column(no_wrap=True, overflow="ellipsis", ratio=1))
+
+    def render(self, task: Task) -> Text:
+        from ragcli.ingest.loaders import ocr
+
+        now = ocr.activity
+        if now is None:
+            return Text("")
+        # The page count first: on a narrow terminal the file name is what gets cut.
+        return Text(
+            f"OCR {now.page}/{now.pages} {now.file}",
+            style="cyan",
+            no_wrap=True,
+            overflow="ellipsis",
+        )
 
 
 def ingest_view(report: dict[str, Any], show_repeated: bool = False) -> RenderableType:

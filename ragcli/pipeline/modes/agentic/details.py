@@ -13,6 +13,8 @@ class SubAnswerSource(Record):
     chunk_id: str
     source_file: str
     page: int | None = None
+    # "slide 4", "Sheet1, rows 20–45", "lines 12–40"; absent when unknown
+    locator: str | None = Field(default=None, exclude_if=lambda v: v is None)
     score: float
 
 

@@ -45,6 +45,7 @@ def details(
                 chunk_id=chunk.chunk_id,
                 source_file=chunk.metadata.source_file,
                 page=chunk.metadata.page,
+                locator=chunk.metadata.locator,
                 score=chunk.score,
             )
             for chunk in answered.sources

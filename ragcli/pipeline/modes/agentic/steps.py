@@ -114,6 +114,7 @@ def answer_sub_questions(ctx: RunContext, sub_questions: list[str]) -> list[SubA
                     "source_file": c.metadata.source_file,
                     "page": c.metadata.page,
                     "heading": c.metadata.heading,
+                    "locator": c.metadata.locator,
                     "score": c.score,
                     "chunk_id": c.chunk_id,
                 }
@@ -176,6 +177,7 @@ def synthesize(
                 "n": number,
                 "source_file": chunk.metadata.source_file,
                 "page": chunk.metadata.page,
+                "locator": chunk.metadata.locator,
                 "score": chunk.score,
                 "sub_questions": ", ".join(dict.fromkeys(used_by[chunk.chunk_id])),
                 "cited": number in cited,

@@ -177,8 +177,8 @@ def closest_topics(chunks: list[RetrievedChunk], limit: int) -> list[str]:
     for chunk in chunks:
         meta = chunk.metadata
         topic = meta.heading or Path(meta.source_file).stem.replace("_", " ")
-        if meta.page and not meta.heading:
-            topic += f", page {meta.page}"
+        if (meta.page or meta.locator) and not meta.heading:
+            topic += f", {meta.place}"
         if topic not in topics:
             topics.append(topic)
         if len(topics) == limit:

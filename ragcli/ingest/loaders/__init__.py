@@ -1,0 +1,135 @@
+"""Loaders turn a file into sections of text, each with the locator a citation shows: a
+page of a PDF, a slide, a sheet's rows, a notebook cell, a heading's section, a range of
+lines. A file that cannot be read raises LoadError with a one-line reason.
+
+One module per format family; this one maps suffixes to them (the walker yields every
+file, the runner asks `file_type_of` which it can read). A family's module, and its
+library, is imported only when a file of that family is met, so ingesting text files
+costs no Office or OCR import."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragcli.ingest.loaders.base import (
+    LoadedFile,
+    LoadError,
+    LoadOptions,
+    Section,
+    lines_locator,
+)
+from ragcli.ingest.loaders.encoding import read_text
+from ragcli.ingest.loaders.text import iter_markdown_sections, iter_sections
+
+__all__ = [
+    "FORMATS",
+    "LoadError",
+    "LoadOptions",
+    "LoadedFile",
+    "Section",
+    "configure",
+    "file_type_of",
+    "iter_markdown_sections",
+    "iter_sections",
+    "lines_locator",
+    "load",
+    "read_text",
+]
+
+
+@dataclass(frozen=True)
+class Format:
+    file_type: str  # as the manifest and `ragcli sources` show it
+    loader: str  # "module:function" in this package, imported on first use
+
+
+def _formats() -> dict[str, Format]:
+    from ragcli.ingest.loaders.code import LANGUAGES
+
+    table = {
+        ".txt": Format("txt", "text:load_text"),
+        ".text": Format("txt", "text:load_text"),
+        ".md": Format("md", "text:load_text"),
+        ".markdown": Format("md", "text:load_text"),
+        ".rst": Format("rst", "text:load_text"),
+        ".html": Format("html", "markup:load_html"),
+        ".htm": Format("html", "markup:load_html"),
+        ".xhtml": Format("html", "markup:load_html"),
+        ".pdf": Format("pdf", "pdf:load_pdf"),
+        ".docx": Format("docx", "word:load_docx"),
+        ".pptx": Format("pptx", "slides:load_pptx"),
+        ".xlsx": Format("xlsx", "sheets:load_workbook"),
+        ".xlsm": Format("xlsx", "sheets:load_workbook"),
+        ".xls": Format("xls", "sheets:load_workbook"),
+        ".ods": Format("ods", "sheets:load_workbook"),
+        ".csv": Format("csv", "sheets:load_delimited"),
+        ".tsv": Format("tsv", "sheets:load_delimited"),
+        ".epub": Format("epub", "ebook:load_epub"),
+        ".ipynb": Format("ipynb", "notebook:load_notebook"),
+        ".rtf": Format("rtf", "richtext:load_rtf"),
+        ".odt": Format("odt", "richtext:load_odt"),
+        # Legacy binary Office formats: named, so they are refused with a reason.
+        ".doc": Format("doc", "legacy"),
+        ".ppt": Format("ppt", "legacy"),
+    }
+    for suffix in (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp", ".gif"):
+        table[suffix] = Format("image", "ocr:load_image")
+    for suffix, language in LANGUAGES.items():
+        table.setdefault(suffix, Format(language, "code:load_code"))
+    return table
+
+
+FORMATS = _formats()
+LEGACY = {
+    "doc": "legacy Word 97-2003 .doc is not read (save it as .docx)",
+    "ppt": "legacy PowerPoint 97-2003 .ppt is not read (save it as .pptx)",
+}
+
+# Set once per process by the service layer from config.yaml (`ingest.ocr`,
+# `ingest.ocr_languages`): the runner calls `load(path)` without them.
+_options = LoadOptions()
+
+
+def configure(options: LoadOptions) -> None:
+    global _options
+    _options = options
+
+
+def file_type_of(path: Path) -> str | None:
+    found = FORMATS.get(path.suffix.lower())
+    return found.file_type if found else None
+
+
+def load(path: Path, options: LoadOptions | None = None) -> LoadedFile:
+    found = FORMATS.get(path.suffix.lower())
+    if found is None:
+        raise LoadError(f"unsupported file type {path.suffix or '(none)'}")
+    if found.loader == "legacy":
+        raise LoadError(LEGACY[found.file_type])
+    options = options or _options
+    module_name, function_name = found.loader.split(":")
+    module = importlib.import_module(f"ragcli.ingest.loaders.{module_name}")
+    function: Callable[..., LoadedFile] = getattr(module, function_name)
+    if module_name in ("pdf", "ocr"):
+        from ragcli.ingest.prefetch import stopping
+
+        loaded = function(path, options, stopping)
+    elif module_name in ("text", "sheets"):
+        loaded = function(path, found.file_type)
+    else:
+        loaded = function(path)
+    loaded.sections = [s for s in loaded.sections if s.text.strip()]
+    if not loaded.sections:
+        raise LoadError(_empty_reason(loaded))
+    return loaded
+
+
+def _empty_reason(loaded: LoadedFile) -> str:
+    """Why a file gave no text: the loader's last note says most (a scan with OCR off,
+    pages OCR found empty), else plainly that there was none."""
+    if loaded.notes and loaded.file_type in ("pdf", "image"):
+        return loaded.notes[-1]
+    return "no text found"

@@ -1,0 +1,97 @@
+"""PDF: each page's text layer with pypdf (`page N`); a page without one (a scan) is
+rendered at 300 dpi with pypdfium2 and read by OCR (`page N (OCR)`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ragcli.ingest.loaders.base import LoadedFile, LoadError, LoadOptions, Section
+from ragcli.ingest.loaders.ocr import MAX_SIDE, empty_pages_note, iter_ocr_pages
+
+OCR_DPI = 300
+# A page whose text layer has fewer letters than this is treated as having none: a scan
+# often carries a stray page number or a scanner's stamp as text.
+MIN_LETTERS = 10
+
+
+def load_pdf(path: Path, options: LoadOptions, stopping: Callable[[], bool]) -> LoadedFile:
+    sections = _text_layer(path)
+    pages = len(sections)
+    if options.ocr == "force":
+        scanned = list(range(1, pages + 1))
+    else:
+        scanned = [s.page for s in sections if _letters(s.text) < MIN_LETTERS and s.page]
+    notes: list[str] = []
+    ocr_pages = 0
+    if scanned and options.ocr == "off":
+        if len(scanned) == pages:
+            notes.append("PDF has no text layer and OCR is off (ingest.ocr: off)")
+    elif scanned:
+        by_page = {s.page: s for s in sections}
+        for number, text in _ocr(path, scanned, options, stopping):
+            section = by_page[number]
+            # OCR replaces a stray text layer, unless the layer said more than OCR read.
+            if len(text) >= len(section.text.strip()):
+                section.text, section.locator = text, f"page {number} (OCR)"
+            ocr_pages += 1
+        notes += empty_pages_note(sections, pages)
+        if ocr_pages:
+            notes.insert(0, f"OCR read {ocr_pages} of {pages} pages")
+    return LoadedFile("pdf", sections, pages=pages, notes=notes, ocr_pages=ocr_pages)
+
+
+def _letters(text: str) -> int:
+    return sum(1 for char in text if char.isalnum())
+
+
+def _text_layer(path: Path) -> list[Section]:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(path)
+        if reader.is_encrypted:
+            try:
+                if not reader.decrypt(""):
+                    raise LoadError("encrypted PDF (needs a password)")
+            except LoadError:
+                raise
+            except Exception:
+                raise LoadError("encrypted PDF (needs a password)") from None
+        return [
+            Section(page.extract_text() or "", page=number, locator=f"page {number}")
+            for number, page in enumerate(reader.pages, start=1)
+        ]
+    except LoadError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
+        raise LoadError(f"corrupt PDF ({type(exc).__name__}: {str(exc)[:80]})") from None
+    except Exception as exc:  # pypdf raises a wide range of errors on damaged files
+        raise LoadError(f"corrupt PDF ({type(exc).__name__})") from None
+
+
+def _ocr(
+    path: Path, pages: list[int], options: LoadOptions, stopping: Callable[[], bool]
+) -> list[tuple[int, str]]:
+    import pypdfium2 as pdfium
+
+    try:
+        document = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        raise LoadError(f"cannot render PDF for OCR ({str(exc)[:80]})") from None
+
+    def render(number: int) -> Any:
+        page = document[number - 1]
+        # 300 dpi, but a poster-sized page is rendered no larger than OCR can use.
+        scale = min(OCR_DPI / 72, MAX_SIDE / max(page.get_size() + (1.0,)))
+        try:
+            return page.render(scale=scale, grayscale=True).to_pil()
+        finally:
+            page.close()
+
+    try:
+        return list(iter_ocr_pages(path, pages, render, options, stopping))
+    finally:
+        document.close()
