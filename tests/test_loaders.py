@@ -20,6 +20,16 @@ def test_markdown_keeps_the_heading_path(tmp_path):
     assert "# not a heading" in sections[1].text
 
 
+def test_heading_attribute_blocks_are_not_part_of_the_heading(tmp_path):
+    doc = tmp_path / "guide.md"
+    doc.write_text(
+        "# Tutorial { #tutorial }\n\n## Recap {.note #recap}\n\nKeep it short.\n\n"
+        "## Sets {a} and {b}\n\nBraces in a title stay.\n"
+    )
+    headings = [s.heading for s in load(doc).sections]
+    assert headings == ["Tutorial > Recap", "Tutorial > Sets {a} and {b}"]
+
+
 def test_pdf_text_per_page_with_page_numbers():
     loaded = load(SAMPLE / "docs" / "admin_guide.pdf")
     assert loaded.file_type == "pdf" and loaded.pages == 4

@@ -22,6 +22,8 @@ def _text_sections(text: str) -> list[Section]:
 
 
 HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+# MkDocs / Pandoc attribute blocks after a heading: `Recap { #recap }`, `{.note}`.
+ATTRIBUTES = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -58,13 +60,18 @@ def iter_markdown_sections(
             size = 0
             level = len(match.group(1))
             path[:] = [(lvl, title) for lvl, title in path if lvl < level]
-            path.append((level, match.group(2)))
+            path.append((level, heading_title(match.group(2))))
         elif size > max_chars:
             yield from flush()
             size = 0
         buffered.append(line)
         size += len(line) + 1
     yield from flush()
+
+
+def heading_title(text: str) -> str:
+    """A heading as a reader sees it: without the attribute block a site generator reads."""
+    return ATTRIBUTES.sub("", text).strip() or text
 
 
 # An reST section title is underlined (and may be overlined) with one punctuation character
