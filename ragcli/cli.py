@@ -213,7 +213,12 @@ def _ingest_with_progress(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from ragcli.ingest.loaders import ocr
     from ragcli.views.ingest import OcrColumn
+
+    def reading() -> tuple[str, int, int] | None:
+        now = ocr.activity
+        return None if now is None else (now.file, now.page, now.pages)
 
     started = [0.0]
     with Progress(
@@ -222,7 +227,7 @@ def _ingest_with_progress(
         MofNCompleteColumn(),
         TextColumn("files · {task.fields[chunks]} chunks · {task.fields[rate]} chunks/s"),
         TimeElapsedColumn(),
-        OcrColumn(),
+        OcrColumn(reading),
         console=console,
         transient=True,
     ) as progress:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -21,18 +22,19 @@ class OcrColumn(ProgressColumn):
     """The page OCR is reading, beside the ingest's progress bar: OCR is by far the
     slowest thing an ingest does, and a bar that stands still would look frozen."""
 
-    def __init__(self) -> None:
+    def __init__(self, activity: Callable[[], tuple[str, int, int] | None]) -> None:
+        """`activity`: the (file, page, pages) OCR reads now, or None."""
         super().__init__(table_column=Column(no_wrap=True, overflow="ellipsis", ratio=1))
+        self.activity = activity
 
     def render(self, task: Task) -> Text:
-        from ragcli.ingest.loaders import ocr
-
-        now = ocr.activity
+        now = self.activity()
         if now is None:
             return Text("")
+        file, page, pages = now
         # The page count first: on a narrow terminal the file name is what gets cut.
         return Text(
-            f"OCR {now.page}/{now.pages} {now.file}",
+            f"OCR {page}/{pages} {file}",
             style="cyan",
             no_wrap=True,
             overflow="ellipsis",
