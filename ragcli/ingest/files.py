@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ragcli.ingest.chunker import Chunk, Chunker
 from ragcli.ingest.items import FileOutcome, Item
 from ragcli.ingest.loaders import LoadError, file_type_of, iter_sections, load
 from ragcli.ingest.qna import NotQnaFile, qna_chunks, qna_format
+from ragcli.ingest.reuse import StoredCopy
 from ragcli.ingest.textstream import scan_text
 from ragcli.ingest.walker import walk
 from ragcli.store.manifest import Manifest, ProblemRecord
@@ -44,6 +45,7 @@ class FileSource:
         chunker: Chunker,
         qna_collection: str | None,
         stream_bytes: int,
+        find_copy: Callable[[str, str, str], StoredCopy | None] | None = None,
     ):
         self.paths = paths
         self.collection = collection
@@ -51,6 +53,8 @@ class FileSource:
         self.chunker = chunker
         self.qna_collection = qna_collection  # Markdown ingested here is read as Q:/A: pairs
         self.stream_bytes = stream_bytes  # text above this size is streamed, not read whole
+        # (key, sha256, file type) -> the same content stored under another path, if any
+        self.find_copy = find_copy
 
     def entries(self) -> list[Path]:
         seen: set[Path] = set()
@@ -137,6 +141,10 @@ class FileSource:
             self.manifest.put(known)
             return FileOutcome(key, "unchanged", chunks=known.chunk_count)
         item = Item(key, sha, stat.st_size, stat.st_mtime_ns, "changed" if known else "new", "", [])
+        copied = self.find_copy(key, sha, file_type) if self.find_copy else None
+        if copied is not None:  # renamed, moved or copied: nothing to read or embed
+            item.copied, item.file_type, item.pages = copied, file_type, copied.origin.pages
+            return item
         if qna:
             strict = collection == self.qna_collection
             try:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
 from ragcli.ingest.chunker import Chunk
+from ragcli.ingest.reuse import StoredCopy
 
 E = TypeVar("E")
 
@@ -24,6 +25,8 @@ class FileOutcome:
     chunks: int = 0
     # Skipped or failed as in the last run, the file unchanged since: said once, in summary.
     repeated: bool = False
+    # Stored from another path's chunks (a rename, move or copy): nothing was embedded.
+    copied_from: str = ""
 
 
 @dataclass
@@ -42,6 +45,12 @@ class Item:
     notes: list[str] = field(default_factory=list)
     # A large document's chunks, produced as they are read: at most a slice is in memory.
     stream: Callable[[], Iterator[Chunk]] | None = None
+    # The same content already stored under another path: its chunks are copied, not
+    # chunked and embedded again (`chunks` stays empty).
+    copied: StoredCopy | None = None
+
+    def chunk_count(self) -> int:
+        return len(self.copied.texts) if self.copied else len(self.chunks)
 
 
 class Source(Protocol[E]):

@@ -24,6 +24,7 @@ from ragcli.ingest.files import FileSource
 from ragcli.ingest.items import FileOutcome, Item, Source
 from ragcli.ingest.prefetch import Batches, prefetch
 from ragcli.ingest.recovery import recover
+from ragcli.ingest.reuse import find_stored_copy
 from ragcli.store.embedder import Embedder
 from ragcli.store.lexical_sync import LexicalIndexes
 from ragcli.store.lock import StoreLock
@@ -54,6 +55,10 @@ class IngestReport:
     roots: list[str] = field(default_factory=list)
     # Ingested files that no longer exist, left in place because --prune was not given.
     gone: list[str] = field(default_factory=list)
+    # Chunks copied from another path holding the same content: stored, not embedded.
+    chunks_reused: int = 0
+    # Files renamed or moved: {"from", "to", "chunks"}; the old path left the store.
+    moved: list[dict[str, Any]] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -69,11 +74,13 @@ class IngestReport:
             "files_repeated": sum(1 for f in self.files if f.repeated),
             "chunks_added": self.chunks_added,
             "chunks_removed": self.chunks_removed,
+            "chunks_reused": self.chunks_reused,
             "seconds": round(self.seconds, 2),
             "files": [asdict(f) for f in self.files if f.status != "unchanged"],
             "recovered": self.recovered,
             "roots": self.roots,
             "gone": self.gone,
+            "moved": self.moved,
         }
 
 
@@ -120,12 +127,28 @@ class Ingestor:
         for path in paths:
             if not path.exists() and not path.is_symlink():
                 raise RagcliError(f"{path}: no such file or directory")
-        source = FileSource(
-            paths, collection, self.manifest, self.chunker, self.qna_collection, STREAM_BYTES
-        )
+        source = self.file_source(paths, collection)
         report = self.write(source, collection, prune, progress)
         report.roots = [str(p) for p in paths]
         return report
+
+    def file_source(self, paths: list[Path], collection: str) -> FileSource:
+        """The files under `paths`, with renamed or copied content found in the store."""
+
+        def find_copy(key: str, sha256: str, file_type: str):
+            return find_stored_copy(
+                self.store, self.manifest, collection, key, sha256, file_type, chunk_id
+            )
+
+        return FileSource(
+            paths,
+            collection,
+            self.manifest,
+            self.chunker,
+            self.qna_collection,
+            STREAM_BYTES,
+            find_copy,
+        )
 
     def write(
         self,
@@ -179,7 +202,7 @@ class Ingestor:
                     embedded += self._store_streamed(outcome_or_item, collection, report)
                 else:
                     pending.append(outcome_or_item)
-                    pending_chunks += len(outcome_or_item.chunks)
+                    pending_chunks += outcome_or_item.chunk_count()
                 if pending_chunks >= FLUSH_CHUNKS:
                     embedded += batches.send(pending)
                     pending, pending_chunks = [], 0
@@ -188,13 +211,14 @@ class Ingestor:
             embedded += batches.send(pending) + batches.flush()
         if progress:
             progress(len(entries), len(entries), embedded)
+        gone = self._drop_moved(collection, report, source.gone())
         if prune:
-            for key, reason in source.gone():
+            for key, reason in gone:
                 report.chunks_removed += self.remove_file(collection, key, checkpoint=False)
                 report.files.append(FileOutcome(key, "removed", reason))
             self._checkpoint(collection)
         else:  # said, so that a deleted file's chunks are not cited on in silence
-            report.gone = [key for key, _ in source.gone()]
+            report.gone = [key for key, _ in gone]
         # The BM25 index is derived from Chroma (reconciled at the start of every run), so
         # one save per run is enough: a kill before it costs a catch-up, not data.
         if self.lexical:
@@ -230,11 +254,64 @@ class Ingestor:
             chunk_texts += [c.text for c in item.chunks]
             metadatas += item_metadatas
         self._upsert(collection, ids, chunk_texts, vectors, metadatas)
+        self._store_copies([item for item in pending if item.copied], collection, report)
         for item in pending:
             crash_point("after_upsert")
-            self._finish_file(item, len(item.chunks), collection, report)
+            self._finish_file(item, item.chunk_count(), collection, report)
         self._checkpoint(collection)
         return len(ids)
+
+    def _store_copies(self, items: list[Item], collection: str, report: IngestReport) -> None:
+        """Renamed, moved or copied files: the stored chunks of their content, under ids
+        and metadata of their own path, in one upsert; the embeddings are reused."""
+        ids: list[str] = []
+        texts: list[str] = []
+        vectors: list[Any] = []
+        metadatas: list[dict] = []
+        now = _now()
+        for item in items:
+            assert item.copied is not None
+            total = len(item.copied.texts)
+            item_ids = [chunk_id(item.key, item.sha256, i) for i in range(total)]
+            ids += item_ids
+            texts += item.copied.texts
+            vectors += item.copied.vectors
+            metadatas += [
+                {**meta, "chunk_id": new_id, "source_file": item.key, "processed_at": now}
+                for meta, new_id in zip(item.copied.metadatas, item_ids, strict=True)
+            ]
+            report.chunks_reused += total
+        self._upsert(collection, ids, texts, vectors, metadatas)
+
+    def _drop_moved(
+        self, collection: str, report: IngestReport, gone: list[tuple[str, str]]
+    ) -> list[tuple[str, str]]:
+        """A path that no longer exists while its content is stored under another, existing
+        path was moved or renamed: it leaves the store (nothing is lost, its content lives
+        on under the new path). Done after every write of the run, so the old chunks stay
+        readable for any copy of them; returns the rest of `gone`, truly deleted files.
+
+        Found two ways: the files this run copied from a vanished path, and gone files
+        whose content another path holds (a move finished by a run that a kill cut short)."""
+        moves = [(f.copied_from, f.path) for f in report.files if f.copied_from]
+        remaining = []
+        for key, reason in gone:
+            record = self.manifest.get(collection, key)
+            twins = self.manifest.with_sha256(collection, record.sha256) if record else []
+            twin = next((t.path for t in twins if t.path != key and Path(t.path).exists()), "")
+            if twin:
+                moves.append((key, twin))
+            else:
+                remaining.append((key, reason))
+        for old, new in moves:
+            if Path(old).exists() or self.manifest.get(collection, old) is None:
+                continue
+            removed = self.remove_file(collection, old, checkpoint=False)
+            report.chunks_removed += removed
+            report.moved.append({"from": old, "to": new, "chunks": removed})
+        if report.moved:
+            self._checkpoint(collection)
+        return remaining
 
     def _store_streamed(self, item: Item, collection: str, report: IngestReport) -> int:
         """A large file in slices of FLUSH_CHUNKS chunks: at most one slice is in memory."""
@@ -343,7 +420,8 @@ class Ingestor:
         report.chunks_added += count
         report.chunks_removed += len(stale)
         reason = "; ".join(item.notes)
-        report.files.append(FileOutcome(item.key, item.status, reason, count))
+        copied_from = item.copied.origin.path if item.copied else ""
+        report.files.append(FileOutcome(item.key, item.status, reason, count, False, copied_from))
 
     def _delete_chunks(self, collection: str, ids: list[str]) -> None:
         """The one place chunks leave the store: every index of chunks deletes them here."""

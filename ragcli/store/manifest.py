@@ -73,6 +73,11 @@ class Manifest:
                 )"""
             )
 
+            # Renames and copies are found by content: a file whose hash is stored under
+            # another path reuses that path's chunks and embeddings.
+            self.db.execute(
+                "CREATE INDEX IF NOT EXISTS files_by_sha256 ON files (collection, sha256)"
+            )
             self.db.execute(
                 """CREATE TABLE IF NOT EXISTS problems (
                     collection TEXT NOT NULL,
@@ -92,6 +97,15 @@ class Manifest:
                 "SELECT * FROM files WHERE collection = ? AND path = ?", (collection, path)
             ).fetchone()
         return FileRecord(*row) if row else None
+
+    def with_sha256(self, collection: str, sha256: str) -> list[FileRecord]:
+        """The files of `collection` stored with this content, in path order."""
+        with self._lock:
+            rows = self.db.execute(
+                "SELECT * FROM files WHERE collection = ? AND sha256 = ? ORDER BY path",
+                (collection, sha256),
+            ).fetchall()
+        return [FileRecord(*row) for row in rows]
 
     def put(self, record: FileRecord) -> None:
         with self._lock:

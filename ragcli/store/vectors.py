@@ -120,6 +120,25 @@ class VectorStore:
             return []
         return collection.get(where=where, include=[])["ids"]
 
+    def stored(
+        self, name: str, ids: list[str]
+    ) -> tuple[list[str], list[Any], list[dict[str, Any]]] | None:
+        """Texts, embeddings and metadata of exactly these chunks, in order; None when any
+        of them is missing (a copy must be whole or not made)."""
+        collection = self.collection(name)
+        if collection is None or not ids:
+            return None
+        result = collection.get(ids=ids, include=["documents", "embeddings", "metadatas"])
+        if len(result["ids"]) != len(ids):
+            return None
+        order = {chunk_id: i for i, chunk_id in enumerate(result["ids"])}
+        picks = [order[i] for i in ids]
+        return (
+            [result["documents"][i] for i in picks],
+            [result["embeddings"][i] for i in picks],
+            [dict(result["metadatas"][i]) for i in picks],
+        )
+
     def query(self, name: str, embedding: Any, top_k: int) -> list[RetrievedChunk]:
         collection = self.collection(name)
         if collection is None:

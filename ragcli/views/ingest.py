@@ -46,7 +46,7 @@ def ingest_view(report: dict[str, Any], show_repeated: bool = False) -> Renderab
     since, instead of one line counting them (`--show-skipped`)."""
     lines: list[tuple[str, Cell]] = [
         ("files", "  ".join(f"{s} {report[f'files_{s}']}" for s in STATUSES)),
-        ("chunks", f"added {report['chunks_added']}  removed {report['chunks_removed']}"),
+        ("chunks", _chunks_line(report)),
         ("time", f"{report['seconds']:.1f} s"),
     ]
     if report.get("recovered"):
@@ -80,6 +80,19 @@ def ingest_view(report: dict[str, Any], show_repeated: bool = False) -> Renderab
                 style="dim",
             )
         )
+    if report.get("moved"):
+        moved = report["moved"]
+        shown = (
+            f"{display_path(moved[0]['from'])} → {display_path(moved[0]['to'])}"
+            if len(moved) == 1
+            else f"{plural(len(moved), 'file')}"
+        )
+        parts.append(
+            Text(
+                f"moved or renamed: {shown} (stored chunks reused, nothing embedded)",
+                style="dim",
+            )
+        )
     if report.get("gone"):
         gone = report["gone"]
         folder = _common_folder(gone)
@@ -96,6 +109,14 @@ def ingest_view(report: dict[str, Any], show_repeated: bool = False) -> Renderab
         roots = ", ".join(display_path(r) for r in report.get("roots", [])) or "the paths given"
         parts.append(Text(f"no supported files under {roots}", style="yellow"))
     return Group(*parts)
+
+
+def _chunks_line(report: dict[str, Any]) -> str:
+    line = f"added {report['chunks_added']}  removed {report['chunks_removed']}"
+    reused = report.get("chunks_reused", 0)
+    if reused:  # renamed, moved or copied files: their chunks were not embedded again
+        line += f"  ({reused} of the added reused, not embedded)"
+    return line
 
 
 def _common_folder(paths: list[str]) -> str:
