@@ -297,6 +297,14 @@ def ask(
     compare_modes: Annotated[
         bool, typer.Option("--compare", help="Run every mode on the question; one table.")
     ] = False,
+    refresh: Annotated[
+        bool,
+        typer.Option(
+            "--refresh",
+            help="Re-ingest retrieved files changed since their ingest (and drop deleted "
+            "ones) before answering.",
+        ),
+    ] = False,
     store: StoreOpt = None,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
@@ -329,9 +337,16 @@ def ask(
         from ragcli.terminal import LiveAnswer
 
         with LiveAnswer(console) as live:
-            result = service.ask(settings, question, mode, on_export=_export_notice, on_token=live)
+            result = service.ask(
+                settings,
+                question,
+                mode,
+                on_export=_export_notice,
+                on_token=live,
+                refresh=refresh,
+            )
     else:
-        result = service.ask(settings, question, mode, on_export=_export_notice)
+        result = service.ask(settings, question, mode, on_export=_export_notice, refresh=refresh)
     usd = service.cost_of(settings, result.backend.model_dump(), result.usage.model_dump())
     if as_json:
         data = result.to_json_dict()

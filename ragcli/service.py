@@ -51,7 +51,13 @@ def vector_store(settings: Settings, must_exist: bool = False):
     return VectorStore(directory, settings.store.url)
 
 
-def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None):
+def ingestor(
+    settings: Settings,
+    on_export: Callable[[str], None] | None = None,
+    emb: Any = None,
+    vectors: Any = None,
+):
+    """The ingest writer; `emb` and `vectors` when the caller has them loaded already."""
     from ragcli.ingest import loaders
     from ragcli.ingest.chunker import Chunker
     from ragcli.ingest.runner import Ingestor
@@ -74,8 +80,8 @@ def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None)
     # A chunk longer than the model's window would be silently truncated when embedded.
     max_tokens = min(settings.chunking.max_tokens, read_max_seq_length(model_dir))
     chunker = Chunker(TokenCounter(model_dir), max_tokens, settings.chunking.overlap_tokens)
-    loading = embedder_in_background(settings, on_export)
-    vectors = vector_store(settings)
+    loading = None if emb is not None else embedder_in_background(settings, on_export)
+    vectors = vectors or vector_store(settings)
     claim = None
     if settings.store.url:
         from functools import partial
@@ -86,7 +92,7 @@ def ingestor(settings: Settings, on_export: Callable[[str], None] | None = None)
     return Ingestor(
         vectors,
         Manifest(store_dir(settings) / "manifest.sqlite"),
-        loading.result(),
+        loading.result() if loading else emb,
         chunker,
         qna_collection=settings.tos.qna_collection,
         lock=StoreLock(store_dir(settings), settings.store.lock_timeout),
@@ -156,7 +162,10 @@ def ask(
     collection: str | None = None,
     on_export: Callable[[str], None] | None = None,
     on_token: Callable[[str], None] | None = None,
+    refresh: bool = False,
 ) -> AskResult:
+    """One run of `mode`; with `refresh`, the retrieved files that changed or vanished
+    since they were ingested are re-ingested (or removed) first."""
     from ragcli.llm import make_llm
     from ragcli.pipeline.context import RunContext
     from ragcli.pipeline.modes.registry import MODES
@@ -177,6 +186,11 @@ def ask(
         )
     emb = loading.result()
     search = retriever(settings, store, emb, collection)
+    refreshed: list = []
+    if refresh:
+        refreshed = refresh_stale(settings, search, question, collection)
+        if refreshed:  # a fresh BM25 index: the refresh saved a new one
+            search = retriever(settings, store, emb, collection)
     llm = make_llm(settings, emb, calibration(settings), term_stats=term_stats(search))
     web = make_web(settings)
     trace = Trace(
@@ -189,6 +203,8 @@ def ask(
         settings=settings, retriever=search, llm=llm, trace=trace, web=web, on_token=on_token
     )
     result = MODES[mode](ctx, question)
+    result.stale_sources = check_sources(settings, collection, source_files(result.sources))
+    result.refreshed_sources = refreshed
     trace.total_ms = round((time.perf_counter() - started) * 1000, 1)
     result.timings_ms = {"total": trace.total_ms}
     result.usage = result.usage.model_validate(trace.usage())
@@ -198,6 +214,48 @@ def ask(
     trace.result = result.to_json_dict()
     save_trace(settings, trace)
     return result
+
+
+def source_files(chunks: list) -> list[str]:
+    return [chunk.metadata.source_file for chunk in chunks]
+
+
+def check_sources(settings: Settings, collection: str, paths: list[str]) -> list:
+    """The cited files (paths, as stored) that changed or vanished since their ingest."""
+    from ragcli.pipeline.staleness import stale_sources
+    from ragcli.store.manifest import Manifest
+
+    path = store_dir(settings) / "manifest.sqlite"
+    if not path.is_file():  # a shared server's store ingested elsewhere: nothing to check
+        return []
+    manifest = Manifest(path)
+    try:
+        return stale_sources(manifest, collection, paths)
+    finally:
+        manifest.close()
+
+
+def refresh_stale(settings: Settings, search, question: str, collection: str) -> list:
+    """`ask --refresh`: the retrieved files that changed are re-ingested and those deleted
+    are removed, before the run retrieves again. Returns the StaleSources refreshed."""
+    retrieved = search.search(question, settings.retrieval.top_k)
+    stale = check_sources(settings, collection, source_files(retrieved))
+    if not stale:
+        return []
+    writer = ingestor(settings, emb=search.embedder, vectors=search.store)
+    changed = [Path(s.path) for s in stale if s.state == "changed"]
+    if changed:
+        writer.run(changed, collection)
+    missing = [s.path for s in stale if s.state == "missing"]
+    if missing:
+        assert writer.lock is not None
+        with writer.lock:  # the ingest lock: no write of another run interleaves
+            for path in missing:
+                writer.remove_file(collection, path)
+            if writer.lexical:
+                writer.lexical.save(collection)
+    writer.manifest.close()
+    return stale
 
 
 def saved_trace(settings: Settings, trace_id: str) -> Trace | None:

@@ -48,6 +48,7 @@ def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
         "ragcli ingest (process wall)",
         "ragcli eval corpus write (process wall)",
         "re-ingest, unchanged corpus",
+        "rename a folder of 20 chunks, re-ingest",
     ]
     assert len([n for s, n in names if s == "process"]) == 4
     # Every registered mode, and crag again on its two ways to the web (the Tavily stub).
@@ -64,6 +65,12 @@ def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
     again = by_name["re-ingest, unchanged corpus"].data
     # Nothing embedded again; the ratio itself is noise on 20 abstracts (process start).
     assert again["chunks"] == 0 and again["ratio_to_first"] > 0
+    renamed = by_name["rename a folder of 20 chunks, re-ingest"].data
+    # Every file found as moved, its chunks reused: none embedded again.
+    assert renamed["chunks_embedded"] == 0 and renamed["files_moved"] == 20
+    assert 0 < renamed["ratio_to_first"] < 1
+    stale = by_name["stale-source check, 10 cited files"]
+    assert stale.data["files"] == 10 and "with 3 edited" in stale.value
     latency = next(r for r in rows if r.section == "retrieval").data
     assert latency["queries"] == 5 and 0 < latency["p50_ms"] <= latency["p95_ms"]
     standard = by_name["standard"]

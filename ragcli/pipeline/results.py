@@ -13,6 +13,7 @@ from ragcli.pipeline.modes.agentic.details import AgenticDetails
 from ragcli.pipeline.modes.crag.details import CragDetails
 from ragcli.pipeline.modes.reflect.details import ReflectionDetails
 from ragcli.pipeline.modes.tos.details import TosDetails
+from ragcli.pipeline.staleness import StaleSource
 
 
 class BackendInfo(Record):
@@ -33,6 +34,10 @@ class AskResult(Record):
     notes: list[str] = Field(default_factory=list)
     backend: BackendInfo = Field(default_factory=BackendInfo)
     sources: list[RetrievedChunk] = Field(default_factory=list)
+    # Cited files changed or deleted since they were ingested (checked at answer time).
+    stale_sources: list[StaleSource] = Field(default_factory=list)
+    # With --refresh: the retrieved files re-ingested (changed) or removed (missing) first.
+    refreshed_sources: list[StaleSource] = Field(default_factory=list)
     crag_details: CragDetails | None = None
     reflection_details: ReflectionDetails | None = None
     tos_details: TosDetails | None = None

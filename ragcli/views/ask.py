@@ -14,6 +14,7 @@ from ragcli.views.crag import crag_tables
 from ragcli.views.format import answer_style, display_path, format_cost, num, one_line, plural
 from ragcli.views.layout import Cell, Col, FitTable
 from ragcli.views.reflect import rounds_table
+from ragcli.views.staleness import STATE_LABELS, STATE_STYLES, refreshed_note, stale_warning
 from ragcli.views.steps import details_tables, steps_table
 from ragcli.views.tos import tos_parts
 
@@ -25,12 +26,15 @@ def sources_table(
     sources: list[RetrievedChunk],
     grades: dict[str, float] | None = None,
     title: str = "Sources",
+    stale: dict[str, str] | None = None,
 ) -> FitTable:
     """The chunks the answer drew on, numbered as it cites them. A source is its file
     (or URL) over where in it: a page, a slide, rows of a sheet, lines of code, a heading
     or a web page's title. The score that ordered the sources comes first: a grader's grade
     (crag, both), else the fused score of hybrid retrieval, else the similarity; the others
-    follow as components."""
+    follow as components. A file changed or deleted since it was ingested (`stale`: path
+    -> state) says so."""
+    stale = stale or {}
     fused = any(len(s.component_scores) > 1 for s in sources)
     grades = grades or {}
     graded = bool(grades) and all(s.chunk_id in grades for s in sources)
@@ -50,6 +54,9 @@ def sources_table(
             place += f" · {meta.heading}"  # a slide's title, a function's name
         if place:
             where.append("\n" + one_line(place), style="dim")
+        if meta.source_file in stale:
+            state = stale[meta.source_file]
+            where.append("\n" + STATE_LABELS[state], style=STATE_STYLES[state])
         row: list[Cell] = [str(number)]
         if graded:
             row.append(num(grades[source.chunk_id]))
@@ -114,7 +121,13 @@ def ask_view(
     if result.tos_details:
         parts += tos_parts(result.tos_details)
     if result.sources:
-        parts.append(sources_table(result.sources, _grades(result)))
+        stale: dict[str, str] = {s.path: s.state for s in result.stale_sources}
+        parts.append(sources_table(result.sources, _grades(result), stale=stale))
+    parts += [
+        t
+        for t in (stale_warning(result.stale_sources), refreshed_note(result.refreshed_sources))
+        if t
+    ]
     if result.crag_details:
         parts += crag_tables(result.crag_details)
     if result.reflection_details and result.reflection_details.history:

@@ -1,0 +1,49 @@
+"""Stale sources: the one-line warning under an answer that cites files changed or deleted
+since they were ingested, with the command that refreshes them, and the note of a
+`--refresh` that did it before answering."""
+
+from __future__ import annotations
+
+import shlex
+
+from rich.text import Text
+
+from ragcli.pipeline.staleness import StaleSource
+from ragcli.views.format import display_path, plural
+
+STATE_LABELS = {"changed": "changed since ingest", "missing": "file deleted"}
+STATE_STYLES = {"changed": "yellow", "missing": "red"}
+
+
+def _paths(stale: list[StaleSource]) -> str:
+    return " ".join(shlex.quote(display_path(s.path)) for s in stale)
+
+
+def stale_warning(stale: list[StaleSource]) -> Text | None:
+    if not stale:
+        return None
+    changed = [s for s in stale if s.state == "changed"]
+    missing = [s for s in stale if s.state == "missing"]
+    if len(stale) == 1:
+        what = display_path(stale[0].path) + (
+            " changed since it was ingested" if changed else " no longer exists"
+        )
+    else:
+        counts = [f"{len(changed)} changed"] if changed else []
+        counts += [f"{len(missing)} deleted"] if missing else []
+        what = f"{plural(len(stale), 'cited file')} are stale ({', '.join(counts)})"
+    commands = [f"`ragcli ingest {_paths(changed)}`"] if changed else []
+    commands += [f"`ragcli rm {_paths(missing)}`"] if missing else []
+    return Text(
+        f"⚠ {what}: ask again with --refresh, or run {' and '.join(commands)}", style="yellow"
+    )
+
+
+def refreshed_note(refreshed: list[StaleSource]) -> Text | None:
+    if not refreshed:
+        return None
+    done = ", ".join(
+        f"{display_path(s.path)} ({'re-ingested' if s.state == 'changed' else 'removed'})"
+        for s in refreshed
+    )
+    return Text(f"refreshed before answering: {done}", style="dim")
