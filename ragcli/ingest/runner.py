@@ -303,13 +303,18 @@ class Ingestor:
                 moves.append((key, twin))
             else:
                 remaining.append((key, reason))
+        gone_olds: dict[str, str] = {}  # old -> new, each old path once
         for old, new in moves:
-            if Path(old).exists() or self.manifest.get(collection, old) is None:
-                continue
-            removed = self.remove_file(collection, old, checkpoint=False)
-            report.chunks_removed += removed
-            report.moved.append({"from": old, "to": new, "chunks": removed})
-        if report.moved:
+            if old not in gone_olds and not Path(old).exists():
+                gone_olds[old] = new
+        records = {r.path: r for r in self.manifest.files(collection) if r.path in gone_olds}
+        if records:
+            # One removal for them all: a Chroma delete costs ~45 ms whatever its size.
+            report.chunks_removed += self.remove_files(collection, sorted(records))
+            report.moved += [
+                {"from": old, "to": gone_olds[old], "chunks": records[old].chunk_count}
+                for old in sorted(records)
+            ]
             self._checkpoint(collection)
         return remaining
 
@@ -434,6 +439,15 @@ class Ingestor:
         cleared. (An index that buffers writes, like a BM25 index, must save here first.)"""
         crash_point("before_checkpoint")
         self.manifest.settle(collection)
+
+    def remove_files(self, collection: str, keys: list[str]) -> int:
+        """Several files at once, journaled together; the caller checkpoints."""
+        self.manifest.begin_many(collection, [(key, "") for key in keys])
+        stale = self.store.ids_where(collection, {"source_file": {"$in": keys}})
+        self._delete_chunks(collection, stale)
+        crash_point("after_remove_chunks")
+        self.manifest.remove_many(collection, keys)
+        return len(stale)
 
     def remove_file(self, collection: str, key: str, checkpoint: bool = True) -> int:
         self.manifest.begin(collection, key, "")

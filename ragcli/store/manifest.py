@@ -124,6 +124,13 @@ class Manifest:
                 "DELETE FROM files WHERE collection = ? AND path = ?", (collection, path)
             )
 
+    def remove_many(self, collection: str, paths: list[str]) -> None:
+        with self._lock, self.db:
+            self.db.executemany(
+                "DELETE FROM files WHERE collection = ? AND path = ?",
+                [(collection, p) for p in paths],
+            )
+
     def files(self, collection: str | None = None) -> list[FileRecord]:
         with self._lock:
             if collection is None:
