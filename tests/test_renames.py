@@ -103,7 +103,7 @@ def test_rename_onto_an_existing_file_replaces_its_chunks(tmp_path):
 
 @pytest.mark.parametrize(
     "crash_at",
-    ["after_journal:1", "after_upsert:2", "after_manifest:1", "after_remove_chunks:2"],
+    ["after_journal:1", "after_upsert:2", "after_manifest:1", "after_remove_chunks:1"],
 )
 def test_rename_killed_then_rerun_matches_a_fresh_ingest(tmp_path, crash_at):
     docs = tmp_path / "docs"
