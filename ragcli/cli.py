@@ -182,6 +182,14 @@ def ingest(
             "--show-skipped", help="List files skipped or failing as in the last run, too."
         ),
     ] = False,
+    watch: Annotated[
+        bool,
+        typer.Option(
+            "--watch",
+            help="Then keep the store in step with PATHS as files change (implies --prune); "
+            "Ctrl-C stops.",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
     store: StoreOpt = None,
     config: ConfigOpt = None,
@@ -196,14 +204,46 @@ def ingest(
     settings = _settings(config, store, {"store.collection": collection})
     check_collection_name(settings.store.collection)
     ingestor = service.ingestor(settings, on_export=_export_notice)
+    prune = prune or watch  # watching, the store follows the tree: deletions included
     if can_animate(console) and not as_json:
         report = _ingest_with_progress(ingestor, paths, settings.store.collection, prune)
     else:
         report = ingestor.run(paths, settings.store.collection, prune=prune)
     data = report.to_dict()
     _print_json(data) if as_json else console.print(ingest_view(data, show_skipped))
+    if watch:
+        _watch(ingestor, paths, settings.store.collection, as_json)
+        return
     if report.new_failures():  # a file failing as in the last run was said then
         raise typer.Exit(int(ExitCode.LIMITED))
+
+
+def _watch(ingestor: Ingestor, paths: list[Path], collection: str, as_json: bool) -> None:
+    """`ingest --watch`: one line per applied change (a JSON object per line with --json)
+    until Ctrl-C, which stops after the write in progress."""
+    import json
+    from dataclasses import asdict
+    from datetime import datetime
+
+    from ragcli.ingest.watch import AppliedChange, Watcher, watch_until_interrupted
+    from ragcli.views.format import display_path
+    from ragcli.views.ingest import watch_line
+
+    def show(change: AppliedChange) -> None:
+        if as_json:
+            print(json.dumps(asdict(change)), flush=True)
+        else:
+            console.print(watch_line(change, datetime.now().strftime("%H:%M:%S")))
+
+    def stopping(writing: bool) -> None:
+        after = " after the write in progress" if writing else ""
+        errors.print(f"stopping{after} (Ctrl-C again stops at once)", style="dim")
+
+    watcher = Watcher(ingestor, paths, collection, show)
+    where = ", ".join(display_path(str(p)) for p in paths)
+    errors.print(f"watching {where} for changes · Ctrl-C stops", style="dim")
+    watch_until_interrupted(watcher, stopping)
+    errors.print("stopped watching", style="dim")
 
 
 def _ingest_with_progress(

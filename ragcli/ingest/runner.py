@@ -214,8 +214,9 @@ class Ingestor:
         gone = self._drop_moved(collection, report, source.gone())
         if prune:
             for key, reason in gone:
-                report.chunks_removed += self.remove_file(collection, key, checkpoint=False)
-                report.files.append(FileOutcome(key, "removed", reason))
+                removed = self.remove_file(collection, key, checkpoint=False)
+                report.chunks_removed += removed
+                report.files.append(FileOutcome(key, "removed", reason, removed))
             self._checkpoint(collection)
         else:  # said, so that a deleted file's chunks are not cited on in silence
             report.gone = [key for key, _ in gone]

@@ -18,6 +18,25 @@ def _ignore_spec(root: Path) -> pathspec.PathSpec | None:
     return pathspec.GitIgnoreSpec.from_lines(ignore.read_text(encoding="utf-8").splitlines())
 
 
+def visible(root: Path, path: Path) -> bool:
+    """Whether `walk(root)` would look at `path` (a file or folder under `root`, which
+    need not exist any more): no hidden part, nothing `.ragignore` excludes."""
+    if not root.is_dir():
+        return path == root
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        return False
+    if any(part.startswith(".") for part in rel.parts):
+        return False
+    spec = _ignore_spec(root)
+    if spec is None:
+        return True
+    # A folder excluded by a `name/` pattern excludes everything under it.
+    folders = [Path(*rel.parts[:i]).as_posix() + "/" for i in range(1, len(rel.parts))]
+    return not any(spec.match_file(f) for f in [*folders, rel.as_posix()])
+
+
 def walk(root: Path) -> Iterator[Path]:
     """Files under `root` (or `root` itself when it is a file), in a stable order.
 

@@ -111,6 +111,40 @@ def ingest_view(report: dict[str, Any], show_repeated: bool = False) -> Renderab
     return Group(*parts)
 
 
+WATCH_STYLES = {
+    "new": "green",
+    "changed": "cyan",
+    "removed": "magenta",
+    "moved": "blue",
+    "copied": "blue",
+    "failed": "red",
+    "skipped": "yellow",
+    "error": "red",
+}
+
+
+def watch_line(change: Any, at: str) -> Text:
+    """One applied change of `ingest --watch` (an AppliedChange), at `at` o'clock:
+    `12:03:04 changed docs/a.md: 3 chunks replaced`; a move names both paths."""
+    line = Text(f"{at} ", style="dim")
+    line.append(change.action, style=WATCH_STYLES.get(change.action, ""))
+    if change.action == "moved":
+        line.append(f" {display_path(change.old_path)} → {display_path(change.path)}")
+    elif change.path:
+        line.append(f" {display_path(change.path)}")
+    chunks = plural(change.chunks, "chunk")
+    detail = {
+        "new": chunks,
+        "changed": f"{chunks} replaced",
+        "removed": f"{chunks} removed",
+        "moved": f"{chunks} reused" if change.reused else chunks,
+        "copied": f"{chunks} reused from {display_path(change.old_path)}",
+    }.get(change.action, change.reason)
+    if detail:
+        line.append(f": {detail}" if change.path else f" {detail}")
+    return line
+
+
 def _chunks_line(report: dict[str, Any]) -> str:
     line = f"added {report['chunks_added']}  removed {report['chunks_removed']}"
     reused = report.get("chunks_reused", 0)
