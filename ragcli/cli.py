@@ -239,9 +239,12 @@ def _watch(ingestor: Ingestor, paths: list[Path], collection: str, as_json: bool
         after = " after the write in progress" if writing else ""
         errors.print(f"stopping{after} (Ctrl-C again stops at once)", style="dim")
 
-    watcher = Watcher(ingestor, paths, collection, show)
     where = ", ".join(display_path(str(p)) for p in paths)
-    errors.print(f"watching {where} for changes · Ctrl-C stops", style="dim")
+
+    def ready() -> None:
+        errors.print(f"watching {where} for changes · Ctrl-C stops", style="dim")
+
+    watcher = Watcher(ingestor, paths, collection, show, on_ready=ready)
     watch_until_interrupted(watcher, stopping)
     errors.print("stopped watching", style="dim")
 

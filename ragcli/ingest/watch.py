@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 
 DEBOUNCE_MS = 1600  # a burst is written after this long at most
 STEP_MS = 300  # ... or once the tree has been quiet this long
-RETRY_MS = 5000  # a write that could not run (store locked) is tried again after this
+# The watcher wakes at least this often: to see that it has started, and to retry a write
+# that could not run (the store locked by another ingest).
+WAKE_MS = 1000
 READABLE = set(FILE_TYPES) | set(QNA_SUFFIXES)
 
 
@@ -89,6 +91,7 @@ class Watcher:
         collection: str,
         on_change: Callable[[AppliedChange], None],
         stop: threading.Event | None = None,
+        on_ready: Callable[[], None] | None = None,
     ):
         self.ingestor = ingestor
         self.roots = [resolved(root) for root in roots]
@@ -97,6 +100,8 @@ class Watcher:
         self.stop = stop or threading.Event()
         self.writing = threading.Event()  # set while a burst is being written
         self.pending: set[Path] = set()  # touched, not yet written (the store was locked)
+        self.on_ready = on_ready  # called once changes are seen
+        self.catch_up = True  # the whole tree is read again once the watch is in place
 
     def wanted(self, _change: object, path: str) -> bool:
         """A change worth a write: under a root, not hidden or ignored, and a file type
@@ -110,7 +115,8 @@ class Watcher:
 
     def run(self) -> None:
         """Apply bursts of changes until `stop` is set (Ctrl-C): a burst being written is
-        finished first."""
+        finished first. The first wake-up (the OS watch is in place by then) reads the
+        whole tree once more, for what changed between the first pass and the watch."""
         import watchfiles
 
         for changes in watchfiles.watch(
@@ -119,13 +125,16 @@ class Watcher:
             debounce=DEBOUNCE_MS,
             step=STEP_MS,
             stop_event=self.stop,
-            rust_timeout=RETRY_MS,
+            rust_timeout=WAKE_MS,
             yield_on_timeout=True,
             raise_interrupt=False,
         ):
             self.pending |= {Path(path) for _, path in changes}
-            if self.pending:
+            if self.catch_up or self.pending:
                 self.apply()
+            if self.on_ready and not self.catch_up:
+                self.on_ready()
+                self.on_ready = None
             if self.stop.is_set():
                 return
 
@@ -133,7 +142,7 @@ class Watcher:
         touched, self.pending = sorted(self.pending), set()
         self.writing.set()
         try:
-            if any(path.name == IGNORE_FILE for path in touched):
+            if self.catch_up or any(path.name == IGNORE_FILE for path in touched):
                 report = self.ingestor.write(self._full_pass(), self.collection, prune=True)
             else:
                 source = TouchedFiles(self._full_pass(), touched)
@@ -144,6 +153,7 @@ class Watcher:
             return None
         finally:
             self.writing.clear()
+        self.catch_up = False
         for change in applied_changes(report):
             self.on_change(change)
         return report
