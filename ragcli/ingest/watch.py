@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ragcli.errors import RagcliError
 from ragcli.ingest.files import FileSource, resolved
 from ragcli.ingest.items import FileOutcome, Item
-from ragcli.ingest.loaders import FILE_TYPES
+from ragcli.ingest.loaders import file_type_of
 from ragcli.ingest.qna import QNA_SUFFIXES
 from ragcli.ingest.walker import IGNORE_FILE, visible, walk
 
@@ -31,7 +31,6 @@ STEP_MS = 300  # ... or once the tree has been quiet this long
 # The watcher wakes at least this often: to see that it has started, and to retry a write
 # that could not run (the store locked by another ingest).
 WAKE_MS = 1000
-READABLE = set(FILE_TYPES) | set(QNA_SUFFIXES)
 
 
 @dataclass
@@ -110,7 +109,10 @@ class Watcher:
         if not any(visible(root, candidate) for root in self.roots):
             return candidate.name == IGNORE_FILE  # new rules: the tree is read again
         return (
-            candidate.suffix.lower() in READABLE or candidate.is_dir() or not candidate.exists()
+            file_type_of(candidate) is not None
+            or candidate.suffix.lower() in QNA_SUFFIXES
+            or candidate.is_dir()
+            or not candidate.exists()
         )
 
     def run(self) -> None:
