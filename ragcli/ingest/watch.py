@@ -121,8 +121,11 @@ class Watcher:
         whole tree once more, for what changed between the first pass and the watch."""
         import watchfiles
 
+        # A file given as a root is watched through its folder: an editor that saves by
+        # renaming a new file over it would leave a watch on the file itself blind.
+        folders = sorted({root if root.is_dir() else root.parent for root in self.roots})
         for changes in watchfiles.watch(
-            *self.roots,
+            *folders,
             watch_filter=self.wanted,
             debounce=DEBOUNCE_MS,
             step=STEP_MS,
