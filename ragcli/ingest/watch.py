@@ -99,7 +99,7 @@ class Watcher:
         self.stop = stop or threading.Event()
         self.writing = threading.Event()  # set while a burst is being written
         self.pending: set[Path] = set()  # touched, not yet written (the store was locked)
-        self.on_ready = on_ready  # called once changes are seen
+        self.on_ready = on_ready  # called once the watch is in place and caught up
         self.catch_up = True  # the whole tree is read again once the watch is in place
 
     def wanted(self, _change: object, path: str) -> bool:
