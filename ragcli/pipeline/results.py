@@ -34,10 +34,13 @@ class AskResult(Record):
     notes: list[str] = Field(default_factory=list)
     backend: BackendInfo = Field(default_factory=BackendInfo)
     sources: list[RetrievedChunk] = Field(default_factory=list)
-    # Cited files changed or deleted since they were ingested (checked at answer time).
-    stale_sources: list[StaleSource] = Field(default_factory=list)
+    # Cited files changed or deleted since they were ingested (checked at answer time);
+    # absent from the JSON when there are none, as in the traces of earlier versions.
+    stale_sources: list[StaleSource] = Field(default_factory=list, exclude_if=lambda v: not v)
     # With --refresh: the retrieved files re-ingested (changed) or removed (missing) first.
-    refreshed_sources: list[StaleSource] = Field(default_factory=list)
+    refreshed_sources: list[StaleSource] = Field(
+        default_factory=list, exclude_if=lambda v: not v
+    )
     crag_details: CragDetails | None = None
     reflection_details: ReflectionDetails | None = None
     tos_details: TosDetails | None = None
@@ -51,7 +54,7 @@ class AskResult(Record):
         field is present (null when it has no value) so scripts can rely on its keys."""
         data = self.model_dump(mode="json", exclude={"sources"})
         data["sources"] = [s.model_dump(mode="json", exclude_none=True) for s in self.sources]
-        return {key: data[key] for key in type(self).model_fields if data[key] is not None}
+        return {key: data[key] for key in type(self).model_fields if data.get(key) is not None}
 
 
 def json_schema() -> dict[str, Any]:
