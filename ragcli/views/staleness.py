@@ -8,7 +8,7 @@ import shlex
 
 from rich.text import Text
 
-from ragcli.pipeline.staleness import StaleSource
+from ragcli.pipeline.results import StaleSource
 from ragcli.views.format import display_path, plural
 
 STATE_LABELS = {"changed": "changed since ingest", "missing": "file deleted"}
