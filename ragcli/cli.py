@@ -25,6 +25,7 @@ from ragcli.terminal import can_animate, make_console
 if TYPE_CHECKING:
     from ragcli.config import Settings
     from ragcli.ingest.runner import Ingestor, IngestReport
+    from ragcli.models import SearchFilters
 
 
 class RagcliGroup(TyperGroup):
@@ -89,6 +90,26 @@ LlmOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Log each step.")]
+PathOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--path",
+        metavar="GLOB",
+        help="Only files matching GLOB, gitignore style: 'docs/*.md', '*.pdf' (repeatable).",
+    ),
+]
+TypeOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--type", metavar="TYPE", help="Only files of TYPE: pdf, md, txt ... (repeatable)."
+    ),
+]
+SinceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--since", metavar="DATE", help="Only files modified since DATE: 2024-05-01, 36h, 7d, 2w."
+    ),
+]
 
 
 # The flag behind each setting a command line can set, so an error names it.
@@ -100,6 +121,8 @@ FLAG_NAMES = {
     "limits.max_iterations": "--max-iterations",
     "limits.max_web_calls": "--max-web-calls",
     "limits.max_llm_calls": "--max-llm-calls",
+    "serve.host": "--host",
+    "serve.port": "--port",
 }
 
 
@@ -135,6 +158,12 @@ def _logging(verbose: bool) -> None:
         logging.basicConfig(level=logging.WARNING, format="warning: %(message)s")
     # pypdf warns about each malformed PDF it meets; the ingest report says it once.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
+
+
+def _filters(paths: list[str] | None, types: list[str] | None, since: str | None):
+    from ragcli.store.filters import make_filters
+
+    return make_filters(paths, types, since)
 
 
 def _print_json(data: Any) -> None:
@@ -324,6 +353,9 @@ def ask(
         ),
     ] = None,
     collection: CollectionOpt = None,
+    paths: PathOpt = None,
+    types: TypeOpt = None,
+    since: SinceOpt = None,
     set_values: Annotated[
         list[str] | None,
         typer.Option(
@@ -359,8 +391,9 @@ def ask(
     from ragcli import service
 
     _logging(verbose)
+    filters = _filters(paths, types, since)
     if compare_modes:
-        _compare(question, top_k, llm, collection, as_json, store, config)
+        _compare(question, top_k, llm, collection, filters, as_json, store, config)
         return
     settings = _settings(
         config,
@@ -387,9 +420,12 @@ def ask(
                 on_export=_export_notice,
                 on_token=live,
                 refresh=refresh,
+                filters=filters,
             )
     else:
-        result = service.ask(settings, question, mode, on_export=_export_notice, refresh=refresh)
+        result = service.ask(
+            settings, question, mode, on_export=_export_notice, refresh=refresh, filters=filters
+        )
     usd = service.cost_of(settings, result.backend.model_dump(), result.usage.model_dump())
     if as_json:
         data = result.to_json_dict()
@@ -404,6 +440,107 @@ def ask(
     code = exit_code_for(result.answer_type)
     if code != ExitCode.OK:
         raise typer.Exit(int(code))
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for.")],
+    top_k: TopKOpt = None,
+    retriever: Annotated[
+        str | None,
+        typer.Option(
+            "--retriever",
+            "-r",
+            metavar="NAME",
+            help="dense, bm25 or hybrid (default: retrieval.mode).",
+        ),
+    ] = None,
+    paths: PathOpt = None,
+    types: TypeOpt = None,
+    since: SinceOpt = None,
+    collection: CollectionOpt = None,
+    as_json: JsonOpt = False,
+    as_jsonl: Annotated[bool, typer.Option("--jsonl", help="Print one JSON chunk a line.")] = False,
+    files_only: Annotated[
+        bool, typer.Option("--files", help="Print only the distinct files, best first.")
+    ] = False,
+    store: StoreOpt = None,
+    config: ConfigOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Show the chunks that best match QUERY, with their scores; no answer, no model call.
+
+    Exits 0 with results, 5 when nothing matches (or a filter admits no file)."""
+    from ragcli import service
+    from ragcli.store.retriever import MODES as RETRIEVERS
+    from ragcli.views.search import files_view, search_view
+
+    _logging(verbose)
+    if sum([as_json, as_jsonl, files_only]) > 1:
+        raise RagcliError("choose one of --json, --jsonl and --files", ExitCode.USAGE)
+    if retriever is not None and retriever not in RETRIEVERS:
+        raise RagcliError(
+            f"--retriever {retriever!r}: choose from {', '.join(RETRIEVERS)}", ExitCode.USAGE
+        )
+    filters = _filters(paths, types, since)
+    settings = _settings(config, store, {"store.collection": collection, "retrieval.top_k": top_k})
+    result = service.search(settings, query, top_k, retriever, filters, on_export=_export_notice)
+    if as_json:
+        _print_json(result.to_json_dict())
+    elif as_jsonl:
+        for hit in result.results:
+            sys.stdout.write(hit.model_dump_json() + "\n")
+    elif files_only:
+        sys.stdout.write(str(files_view(result)))
+    else:
+        plain = not console.is_terminal  # piped: one chunk a line, never cut at 80 columns
+        console.print(search_view(result, plain=plain), soft_wrap=plain)
+    if not result.results:
+        raise typer.Exit(int(ExitCode.NOT_COVERED))
+
+
+@app.command()
+def serve(
+    http: Annotated[
+        bool, typer.Option("--http", help="Serve streamable HTTP instead of stdio.")
+    ] = False,
+    host: Annotated[
+        str | None,
+        typer.Option(
+            "--host",
+            metavar="HOST",
+            help="With --http: the address to bind (default 127.0.0.1; others need a token).",
+        ),
+    ] = None,
+    port: Annotated[
+        int | None,
+        typer.Option(
+            "--port", metavar="PORT", min=1, max=65535, help="With --http: the port (default 8765)."
+        ),
+    ] = None,
+    collection: CollectionOpt = None,
+    store: StoreOpt = None,
+    config: ConfigOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Serve the store to agents over MCP: the tools search, ask, sources and trace.
+
+    stdio by default (what desktop clients launch); --http serves http://HOST:PORT/mcp.
+    Read-only: no tool ingests or deletes. Ctrl-C stops it."""
+    from ragcli import serve as server
+
+    _logging(verbose)
+    if (host or port) and not http:
+        raise RagcliError("--host and --port go with --http", ExitCode.USAGE)
+    settings = _settings(
+        config,
+        store,
+        {"store.collection": collection, "serve.host": host, "serve.port": port},
+    )
+    try:
+        server.run(settings, http=http, host=host, port=port, announce=_export_notice)
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
 
 
 # -- trace, status, sources, rm -------------------------------------------------------------
@@ -547,6 +684,9 @@ def compare(
     top_k: TopKOpt = None,
     llm: LlmOpt = None,
     collection: CollectionOpt = None,
+    paths: PathOpt = None,
+    types: TypeOpt = None,
+    since: SinceOpt = None,
     as_json: JsonOpt = False,
     store: StoreOpt = None,
     config: ConfigOpt = None,
@@ -556,7 +696,8 @@ def compare(
 
     Exits 0 when every mode produced an answer of some kind, 1 when one failed."""
     _logging(verbose)
-    _compare(question, top_k, llm, collection, as_json, store, config)
+    filters = _filters(paths, types, since)
+    _compare(question, top_k, llm, collection, filters, as_json, store, config)
 
 
 def _compare(
@@ -564,6 +705,7 @@ def _compare(
     top_k: int | None,
     llm: str | None,
     collection: str | None,
+    filters: SearchFilters,
     as_json: bool,
     store: Path | None,
     config: Path | None,
@@ -579,7 +721,9 @@ def _compare(
         if not as_json:
             errors.print(f"running {mode} ...", style="dim", highlight=False)
 
-    rows = service.compare(settings, question, on_export=_export_notice, on_run=announce)
+    rows = service.compare(
+        settings, question, on_export=_export_notice, on_run=announce, filters=filters
+    )
     _print_json(rows) if as_json else console.print(compare_view(question, rows))
     if any(row.get("error") for row in rows):
         raise typer.Exit(int(ExitCode.FAILURE))

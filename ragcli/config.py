@@ -150,10 +150,19 @@ DEFAULT_PRICES: dict[str, dict[str, float]] = {
     "gpt-4.1-mini": {"input": 0.40, "output": 1.60},
     "gpt-4.1-nano": {"input": 0.10, "output": 0.40},
 }
+
+
 class LimitsSettings(Section):
     max_iterations: int = Field(10, ge=1, le=100)
     max_web_calls: int = Field(5, ge=0, le=100)
     max_llm_calls: int = Field(30, ge=1, le=1000)
+
+
+class ServeSettings(Section):
+    host: str = "127.0.0.1"
+    port: int = Field(8765, ge=1, le=65535)
+    # Required to bind beyond this machine; when set, every HTTP request must carry it.
+    token: SecretStr | None = None
 
 
 class Settings(Section):
@@ -172,6 +181,7 @@ class Settings(Section):
         default_factory=lambda: {k: ModelPrice(**v) for k, v in DEFAULT_PRICES.items()}
     )
     limits: LimitsSettings = LimitsSettings()
+    serve: ServeSettings = ServeSettings()
 
     def thresholds(self) -> dict[str, Any]:
         """Every threshold and limit in force, for the trace."""
@@ -186,9 +196,9 @@ class Settings(Section):
 
     def redacted(self) -> dict[str, Any]:
         data = self.model_dump(mode="json")
-        for section in ("llm", "web"):
-            if data[section].get("api_key"):
-                data[section]["api_key"] = "***"
+        for section, key in (("llm", "api_key"), ("web", "api_key"), ("serve", "token")):
+            if data[section].get(key):
+                data[section][key] = "***"
         return data
 
 
@@ -198,6 +208,7 @@ ENV_ALIASES = {
     "OPENAI_API_KEY": "llm.api_key",
     "OPENAI_BASE_URL": "llm.base_url",
     "TAVILY_API_KEY": "web.api_key",
+    "RAGCLI_SERVE_TOKEN": "serve.token",
 }
 
 
@@ -304,6 +315,11 @@ def _describe(exc: ValidationError, origins: dict[str, str]) -> str:
     if error["type"] == "extra_forbidden":
         message = "unknown key"
     value = error.get("input")
-    hide = isinstance(value, dict) or error["type"] == "extra_forbidden" or "api_key" in key
+    hide = (
+        isinstance(value, dict)
+        or error["type"] == "extra_forbidden"
+        or "api_key" in key
+        or key.endswith(".token")
+    )
     shown = "" if hide else f" (got {value!r})"
     return f"{source}: {key}: {message}{shown}"

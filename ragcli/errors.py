@@ -50,5 +50,12 @@ class EmptyStoreError(RagcliError):
     exit_code = ExitCode.USAGE
 
 
+class NoMatchError(RagcliError):
+    """A filter (--path, --type, --since) admits no ingested file: said plainly, never
+    widened to the whole store."""
+
+    exit_code = ExitCode.NOT_COVERED
+
+
 class BackendError(RagcliError):
     """A model or web service failed after its retries."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -115,3 +116,80 @@ class Usage(Record):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     web_searches: int = 0
+
+
+class SearchFilters(Record):
+    """What a search is restricted to; empty fields restrict nothing."""
+
+    paths: list[str] = Field(default_factory=list)  # gitignore-style patterns, any may match
+    types: list[str] = Field(default_factory=list)  # file types: md, pdf, txt, html, qna ...
+    since: datetime | None = None  # modified at or after (the time recorded at ingest)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.paths or self.types or self.since)
+
+    def describe(self) -> str:
+        """The filter as the flags that set it: `--path 'docs/*' --type pdf`."""
+        parts = [f"--path {p!r}" for p in self.paths] + [f"--type {t}" for t in self.types]
+        if self.since:
+            parts.append(f"--since {self.since.isoformat(timespec='minutes')}")
+        return " ".join(parts)
+
+
+class SearchHit(Record):
+    """One retrieved chunk: where it is, what each retriever scored it, its text."""
+
+    rank: int
+    file: str  # the source file as stored (an absolute path)
+    locator: str  # page or heading path in the file; "" when the file has no finer place
+    page: int | None
+    heading: str | None
+    file_type: str
+    chunk_id: str
+    chunk_index: int
+    # Cosine similarity with the query: the scale every threshold in config.yaml uses.
+    score: float
+    dense: float | None  # cosine, when the dense retriever scored it
+    bm25: float | None  # raw BM25 (0.0: no query term in the chunk)
+    fused: float | None  # hybrid only: the fusion score the ranking follows
+    text: str
+
+    @classmethod
+    def of(cls, chunk: RetrievedChunk, rank: int) -> SearchHit:
+        meta, scores = chunk.metadata, chunk.component_scores
+        return cls(
+            rank=rank,
+            file=meta.source_file,
+            locator=meta.place,
+            page=meta.page,
+            heading=meta.heading,
+            file_type=meta.file_type,
+            chunk_id=meta.chunk_id,
+            chunk_index=meta.chunk_index,
+            score=chunk.score,
+            dense=scores.get("dense"),
+            bm25=scores.get("bm25"),
+            fused=scores.get("fused"),
+            text=chunk.content,
+        )
+
+
+class SearchResult(Record):
+    query: str
+    retriever: str  # dense | bm25 | hybrid
+    collection: str
+    top_k: int
+    filters: SearchFilters | None = None  # absent when the search was not filtered
+    results: list[SearchHit] = Field(default_factory=list)
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+    def files(self) -> list[str]:
+        """The distinct files of the results, best first."""
+        return list(dict.fromkeys(hit.file for hit in self.results))
+
+    def to_json_dict(self) -> dict:
+        data = self.model_dump(mode="json")
+        if data["filters"] is None:
+            del data["filters"]
+        return data

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragcli.config import Settings
-from ragcli.errors import ConfigError, EmptyStoreError
+from ragcli.errors import ConfigError, EmptyStoreError, NoMatchError
 from ragcli.pipeline.results import AskResult
 from ragcli.trace.recorder import Trace
 from ragcli.trace.store import TraceStore
+
+if TYPE_CHECKING:
+    from ragcli.models import SearchFilters, SearchResult
+    from ragcli.store.filters import Scope
 
 log = logging.getLogger("ragcli")
 
@@ -107,8 +112,16 @@ def lexical_indexes(settings: Settings):
     return LexicalIndexes(store_dir(settings))
 
 
-def retriever(settings: Settings, store, emb, collection: str):
-    """Search over one collection in the configured retrieval mode."""
+def retriever(
+    settings: Settings,
+    store,
+    emb,
+    collection: str,
+    filters: SearchFilters | None = None,
+    lexical=None,
+):
+    """Search over one collection in the configured retrieval mode, restricted to the
+    files `filters` admit (in every collection the run searches)."""
     from ragcli.store.retriever import Retriever
 
     return Retriever(
@@ -116,9 +129,94 @@ def retriever(settings: Settings, store, emb, collection: str):
         emb,
         collection,
         mode=settings.retrieval.mode,
-        lexical=lexical_indexes(settings),
+        lexical=lexical or lexical_indexes(settings),
         options=settings.retrieval,
+        scope=scope_resolver(settings, filters),
     )
+
+
+def scope_resolver(
+    settings: Settings, filters: SearchFilters | None
+) -> Callable[[str], Scope] | None:
+    """Resolves a filter against one collection's manifest rows; None when nothing is
+    filtered. Relative patterns are also read from the folder holding the store."""
+    if filters is None or not filters.active:
+        return None
+    from ragcli.store.filters import resolve
+
+    def scope(collection: str) -> Scope:
+        path = store_dir(settings) / "manifest.sqlite"
+        rows = ingested_files(settings, collection) if path.is_file() else []
+        return resolve(filters, collection, rows, bases=[store_dir(settings).resolve().parent])
+
+    return scope
+
+
+def require_matches(search, collection: str) -> None:
+    """A filter that admits no file of the collection searched is an error (exit 5), so
+    it is never mistaken for "the documents do not cover this"."""
+    scope = search.scope(collection)
+    if scope is not None and scope.empty:
+        raise NoMatchError(scope.nothing_matched())
+
+
+class Resources:
+    """What a long-lived front end (the MCP server) keeps warm between calls: the
+    embedder, the store's client and the BM25 indexes. Each call asks for the store
+    again, so one that an ingest in another process changed is reopened, and one that did
+    not exist when the server started is found once it does."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.lexical = lexical_indexes(settings)
+        self._embedder = None
+        self._store = None
+        self._lock = threading.Lock()
+
+    def embedder(self):
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = embedder(self.settings)
+            return self._embedder
+
+    def store(self):
+        with self._lock:
+            if self._store is None:
+                self._store = vector_store(self.settings, must_exist=True)
+            else:
+                self._store.refresh()
+            return self._store
+
+    def warm_up(self) -> None:
+        """Load the embedder, and the store and its BM25 index when there is one, so the
+        first call does not pay for them."""
+        emb = self.embedder()
+        emb.embed(["warm up"])
+        try:
+            store = self.store()
+        except EmptyStoreError:
+            return
+        collection = self.settings.store.collection
+        if store.count(collection):
+            self.lexical.searchable(collection, store)
+
+
+def _open_store(settings: Settings, resources: Resources | None, on_export=None):
+    """The store and (a future of) the embedder: warm ones, or loaded now, overlapping."""
+    if resources is not None:
+        store = resources.store()
+        return store, resources.embedder
+    loading = embedder_in_background(settings, on_export)
+    store = vector_store(settings, must_exist=True)
+    return store, loading.result
+
+
+def _require_chunks(store, collection: str) -> None:
+    if store.count(collection) == 0:
+        raise EmptyStoreError(
+            f"collection {collection!r} in {store.location} is empty: "
+            "run `ragcli ingest PATH` first"
+        )
 
 
 def term_stats(search) -> Callable:
@@ -163,6 +261,8 @@ def ask(
     on_export: Callable[[str], None] | None = None,
     on_token: Callable[[str], None] | None = None,
     refresh: bool = False,
+    filters: SearchFilters | None = None,
+    resources: Resources | None = None,
 ) -> AskResult:
     """One run of `mode`; with `refresh`, the retrieved files that changed or vanished
     since they were ingested are re-ingested (or removed) first."""
@@ -177,20 +277,17 @@ def ask(
         raise ConfigError("the question is empty")
     started = time.perf_counter()
     collection = collection or settings.store.collection
-    loading = embedder_in_background(settings, on_export)
-    store = vector_store(settings, must_exist=True)
-    if store.count(collection) == 0:
-        raise EmptyStoreError(
-            f"collection {collection!r} in {store.location} is empty: "
-            "run `ragcli ingest PATH` first"
-        )
-    emb = loading.result()
-    search = retriever(settings, store, emb, collection)
+    store, emb_of = _open_store(settings, resources, on_export)
+    _require_chunks(store, collection)
+    emb = emb_of()
+    lexical = resources.lexical if resources is not None else None
+    search = retriever(settings, store, emb, collection, filters, lexical)
+    require_matches(search, collection)
     refreshed: list = []
     if refresh:
         refreshed = refresh_stale(settings, search, question, collection)
         if refreshed:  # a fresh BM25 index: the refresh saved a new one
-            search = retriever(settings, store, emb, collection)
+            search = retriever(settings, store, emb, collection, filters, lexical)
     llm = make_llm(settings, emb, calibration(settings), term_stats=term_stats(search))
     web = make_web(settings)
     trace = Trace(
@@ -199,12 +296,16 @@ def ask(
         thresholds=settings.thresholds(),
         backend=backend_info(settings, llm.model, emb.name),
     )
+    if filters is not None and filters.active:
+        trace.filters = filters.model_dump(mode="json")
     ctx = RunContext(
         settings=settings, retriever=search, llm=llm, trace=trace, web=web, on_token=on_token
     )
     result = MODES[mode](ctx, question)
     result.stale_sources = check_sources(settings, collection, source_files(result.sources))
     result.refreshed_sources = refreshed
+    if filters is not None and filters.active:
+        result.filters = filters
     trace.total_ms = round((time.perf_counter() - started) * 1000, 1)
     result.timings_ms = {"total": trace.total_ms}
     result.usage = result.usage.model_validate(trace.usage())
@@ -331,6 +432,7 @@ def compare(
     question: str,
     on_export: Callable[[str], None] | None = None,
     on_run: Callable[[str], None] | None = None,
+    filters: SearchFilters | None = None,
 ) -> list[dict]:
     """Every mode on one question, one summary row each (see compare.py)."""
     from ragcli.compare import compare as compare_modes
@@ -344,9 +446,45 @@ def compare(
     embedder(settings, on_export)
 
     def ask_quietly(settings: Settings, question: str, mode: str) -> AskResult:
-        return ask(settings, question, mode=mode, on_export=on_export)
+        return ask(settings, question, mode=mode, on_export=on_export, filters=filters)
 
     return compare_modes(settings, question, ask_quietly, traces.get, on_run=on_run)
+
+
+def search(
+    settings: Settings,
+    query: str,
+    top_k: int | None = None,
+    mode: str | None = None,
+    filters: SearchFilters | None = None,
+    collection: str | None = None,
+    on_export: Callable[[str], None] | None = None,
+    resources: Resources | None = None,
+) -> SearchResult:
+    """`ragcli search`: the ranked chunks, no answer and no model call."""
+    from ragcli.models import SearchHit, SearchResult
+
+    if not query.strip():
+        raise ConfigError("the query is empty")
+    started = time.perf_counter()
+    collection = collection or settings.store.collection
+    top_k = top_k or settings.retrieval.top_k
+    store, emb_of = _open_store(settings, resources, on_export)
+    _require_chunks(store, collection)
+    lexical = resources.lexical if resources is not None else None
+    search = retriever(settings, store, emb_of(), collection, filters, lexical)
+    require_matches(search, collection)
+    mode = mode or search.mode
+    chunks = search.search(query, top_k, mode=mode)
+    return SearchResult(
+        query=query,
+        retriever=mode,
+        collection=collection,
+        top_k=top_k,
+        filters=filters if filters is not None and filters.active else None,
+        results=[SearchHit.of(chunk, rank) for rank, chunk in enumerate(chunks, start=1)],
+        timings_ms={"total": round((time.perf_counter() - started) * 1000, 1)},
+    )
 
 
 def find_trace(settings: Settings, trace_id: str | None) -> Trace:

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import Field
 
-from ragcli.models import AnswerType, Record, RetrievedChunk, Usage
+from ragcli.models import AnswerType, Record, RetrievedChunk, SearchFilters, Usage
 from ragcli.pipeline.modes.agentic.details import AgenticDetails
 from ragcli.pipeline.modes.crag.details import CragDetails
 from ragcli.pipeline.modes.reflect.details import ReflectionDetails
@@ -32,6 +32,8 @@ class AskResult(Record):
     trace_id: str = ""
     answer_type: AnswerType = "answer"
     notes: list[str] = Field(default_factory=list)
+    # The --path/--type/--since the run's retrievals were restricted to; absent if none.
+    filters: SearchFilters | None = None
     backend: BackendInfo = Field(default_factory=BackendInfo)
     sources: list[RetrievedChunk] = Field(default_factory=list)
     # Cited files changed or deleted since they were ingested (checked at answer time);

@@ -14,7 +14,10 @@ On-disk layout (``directory`` is one collection)::
 
 save() writes a new generation into a temporary directory, fsyncs it, renames it into place
 and then swaps CURRENT, so a process killed at any moment leaves the previous snapshot live.
-One writer per collection at a time; readers may run concurrently with it.
+One writer per collection at a time; readers may run concurrently with it. A long-lived
+reader (the MCP server) calls refresh() to move to the generation another process saved.
+One index object may be shared by threads: a lock serialises its use (the stemmer is not
+thread-safe, and a refresh swaps the matrix and its ids together).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -55,11 +59,18 @@ class LexicalIndex:
         self._dirty = False  # edits not yet saved
         self._stale = False  # edits not yet reflected in self._retriever
         self._avg_len: float | None = None  # mean document length, for score_text()
+        self._generation: str | None = None  # the CURRENT name loaded or last saved
+        self._row_of: dict[str, int] | None = None  # id -> matrix row, built on first need
+        self._lock = threading.RLock()
 
     # ---- public API -------------------------------------------------------------------------
 
     def upsert(self, ids: list[str], texts: list[str]) -> None:
         """Add or replace documents. Visible to search() at once; persisted by save()."""
+        with self._lock:
+            self._upsert(ids, texts)
+
+    def _upsert(self, ids: list[str], texts: list[str]) -> None:
         if len(ids) != len(texts):
             raise ValueError(f"upsert: {len(ids)} ids but {len(texts)} texts")
         if not ids:
@@ -72,6 +83,10 @@ class LexicalIndex:
                 self._dirty = self._stale = True
 
     def delete(self, ids: Iterable[str]) -> None:
+        with self._lock:
+            self._delete(ids)
+
+    def _delete(self, ids: Iterable[str]) -> None:
         tokens = self._editable_tokens()
         for doc_id in ids:
             if tokens.pop(doc_id, None) is not None:
@@ -79,6 +94,10 @@ class LexicalIndex:
 
     def save(self) -> None:
         """Persist pending changes atomically; a no-op when nothing changed."""
+        with self._lock:
+            self._save()
+
+    def _save(self) -> None:
         if not self._dirty:
             return
         if self._stale:
@@ -95,10 +114,31 @@ class LexicalIndex:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         self._dirty = False
+        self._generation = gen_name
         self._remove_stale_generations(keep=gen_name)
 
-    def search(self, query: str, k: int) -> list[tuple[str, float]]:
-        """Top-k (id, raw BM25 score), best first; documents sharing no term are left out."""
+    def refresh(self) -> bool:
+        """Move to the generation another process saved since this one was loaded,
+        dropping what this reader repaired in memory (the new one holds it). True when
+        it moved. A writer never needs this: the store lock makes it the only writer."""
+        with self._lock:
+            live = self._live_name()
+            if not self._loaded or live == self._generation:
+                return False
+            self._tokens, self._dirty, self._stale = None, False, False
+            self._avg_len, self._row_of, self._loaded = None, None, False
+            self._load_generation()
+            return True
+
+    def search(
+        self, query: str, k: int, allowed: Iterable[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """Top-k (id, raw BM25 score), best first; documents sharing no term are left out,
+        and so are those not `allowed` (when given): the best k of the allowed ones."""
+        with self._lock:
+            return self._search(query, k, allowed)
+
+    def _search(self, query: str, k: int, allowed: Iterable[str] | None) -> list[tuple[str, float]]:
         self._ensure_searchable()
         if self._retriever is None or k <= 0:
             return []
@@ -107,15 +147,31 @@ class LexicalIndex:
         if not token_ids:
             return []
         scores = self._retriever.get_scores_from_ids(token_ids)
-        top = np.flatnonzero(scores > 0)  # usually a small share of the collection
+        hit = scores > 0
+        if allowed is not None:
+            hit &= self._mask(allowed)
+        top = np.flatnonzero(hit)  # usually a small share of the collection
         if len(top) > k:
             top = top[np.argpartition(-scores[top], k - 1)[:k]]
         # Best first; equal scores in row (insertion) order.
         top = top[np.lexsort((top, -scores[top]))]
         return [(self._row_ids[i], float(scores[i])) for i in top]
 
+    def _mask(self, allowed: Iterable[str]) -> np.ndarray:
+        """Which matrix rows hold an allowed id."""
+        if self._row_of is None:
+            self._row_of = {doc_id: row for row, doc_id in enumerate(self._row_ids)}
+        mask = np.zeros(len(self._row_ids), dtype=bool)
+        rows = [self._row_of[i] for i in allowed if i in self._row_of]
+        mask[rows] = True
+        return mask
+
     def scores_for(self, query: str, ids: Iterable[str]) -> dict[str, float]:
         """Raw BM25 score of each given id (0.0 when it shares no term or is unknown)."""
+        with self._lock:
+            return self._scores_for(query, ids)
+
+    def _scores_for(self, query: str, ids: Iterable[str]) -> dict[str, float]:
         self._ensure_searchable()
         wanted = list(ids)
         if self._retriever is None or not wanted:
@@ -125,16 +181,23 @@ class LexicalIndex:
         if not token_ids:
             return dict.fromkeys(wanted, 0.0)
         scores = self._retriever.get_scores_from_ids(token_ids)
-        rows = {doc_id: row for row, doc_id in enumerate(self._row_ids)}
+        if self._row_of is None:
+            self._row_of = {doc_id: row for row, doc_id in enumerate(self._row_ids)}
+        rows = self._row_of
         return {d: float(scores[rows[d]]) if d in rows else 0.0 for d in wanted}
 
     def terms(self, text: str) -> set[str]:
         """The distinct index terms of a text (lowercased, stopwords out, stemmed)."""
-        return set(self._tokenize([text])[0])
+        with self._lock:
+            return set(self._tokenize([text])[0])
 
     def term_idf(self, text: str) -> dict[str, float]:
         """Lucene BM25 idf of each distinct term of `text` in this collection; a term the
         collection never uses has document frequency 0, so the largest idf."""
+        with self._lock:
+            return self._term_idf(text)
+
+    def _term_idf(self, text: str) -> dict[str, float]:
         self._ensure_searchable()
         n_docs = len(self._row_ids)
         df = np.zeros(0, dtype=np.int64)
@@ -152,14 +215,16 @@ class LexicalIndex:
     def score_text(self, query: str, text: str) -> float:
         """BM25 of any text (a sentence, a web page) as if it were one more document of
         this collection: its idf and average length, the lucene formula the index uses."""
-        idf = self.term_idf(query)
-        tokens = self._tokenize([text])[0]
+        with self._lock:
+            idf = self._term_idf(query)
+            tokens = self._tokenize([text])[0]
+            average = self._average_length()
         if not tokens or not idf:
             return 0.0
         counts: dict[str, int] = {}
         for token in tokens:
             counts[token] = counts.get(token, 0) + 1
-        norm = self._k1 * (1 - self._b + self._b * len(tokens) / self._average_length())
+        norm = self._k1 * (1 - self._b + self._b * len(tokens) / average)
         return sum(w * counts[t] / (counts[t] + norm) for t, w in idf.items() if t in counts)
 
     def _average_length(self) -> float:
@@ -175,16 +240,18 @@ class LexicalIndex:
         return max(self._avg_len, 1.0)
 
     def ids(self) -> list[str]:
-        if self._tokens is not None:
-            return list(self._tokens)
-        self._ensure_searchable()
-        return list(self._row_ids)
+        with self._lock:
+            if self._tokens is not None:
+                return list(self._tokens)
+            self._ensure_searchable()
+            return list(self._row_ids)
 
     def __len__(self) -> int:
-        if self._tokens is not None:
-            return len(self._tokens)
-        self._ensure_searchable()
-        return len(self._row_ids)
+        with self._lock:
+            if self._tokens is not None:
+                return len(self._tokens)
+            self._ensure_searchable()
+            return len(self._row_ids)
 
     # ---- internals --------------------------------------------------------------------------
 
@@ -198,12 +265,15 @@ class LexicalIndex:
             show_progress=False,
         )
 
-    def _live_generation(self) -> Path | None:
+    def _live_name(self) -> str | None:
         try:
-            name = (self.directory / _CURRENT).read_text(encoding="utf-8").strip()
+            return (self.directory / _CURRENT).read_text(encoding="utf-8").strip()
         except FileNotFoundError:
             return None
-        return self.directory / name
+
+    def _live_generation(self) -> Path | None:
+        name = self._live_name()
+        return None if name is None else self.directory / name
 
     def _ensure_searchable(self) -> None:
         if self._stale:
@@ -221,8 +291,10 @@ class LexicalIndex:
         self._loaded = True
 
     def _read_generation(self) -> None:
-        gen = self._live_generation()
-        self._row_ids, self._retriever = [], None
+        name = self._live_name()
+        gen = None if name is None else self.directory / name
+        self._row_ids, self._retriever, self._row_of = [], None, None
+        self._generation = name
         if gen is None:
             return
         meta = json.loads((gen / "meta.json").read_text(encoding="utf-8"))
@@ -246,6 +318,7 @@ class LexicalIndex:
         """Re-index the whole collection in memory from the stored tokens."""
         assert self._tokens is not None  # only stale after an edit, which loads the tokens
         self._row_ids = list(self._tokens)
+        self._row_of = None
         self._retriever = None
         # bm25s cannot index a corpus without a single token (e.g. only stopwords); such a
         # collection keeps its ids but matches nothing.

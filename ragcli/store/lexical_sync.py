@@ -10,6 +10,7 @@ repairs its in-memory copy and warns, rather than silently ranking an incomplete
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,11 +43,13 @@ class LexicalIndexes:
     def __init__(self, store_dir: Path) -> None:
         self.store_dir = Path(store_dir)
         self._indexes: dict[str, LexicalIndex] = {}
+        self._lock = threading.Lock()  # a server's threads share one index per collection
 
     def index(self, collection: str) -> LexicalIndex:
-        if collection not in self._indexes:
-            self._indexes[collection] = LexicalIndex(lexical_dir(self.store_dir, collection))
-        return self._indexes[collection]
+        with self._lock:
+            if collection not in self._indexes:
+                self._indexes[collection] = LexicalIndex(lexical_dir(self.store_dir, collection))
+            return self._indexes[collection]
 
     def upsert(self, collection: str, ids: list[str], texts: list[str]) -> None:
         self.index(collection).upsert(ids, texts)
@@ -76,8 +79,10 @@ class LexicalIndexes:
         return Reconciled(len(missing), len(extra))
 
     def searchable(self, collection: str, vectors: Any) -> LexicalIndex:
-        """The index, repaired in memory (with a warning) when it lags behind Chroma."""
+        """The index, repaired in memory (with a warning) when it lags behind Chroma; a
+        long-lived reader first moves to the generation an ingest saved since."""
         index = self.index(collection)
+        index.refresh()
         if len(index) != vectors.count(collection):
             fixed = self.reconcile(collection, vectors, save=False)
             if fixed.changed:

@@ -5,12 +5,17 @@ the chunk (all-MiniLM-L6-v2), the scale every threshold in config.yaml is set on
 only decides which chunks are returned and in what order. `component_scores` says what
 each retriever thought: "dense" (cosine), "bm25" (raw BM25, 0.0 when no query term
 matches) and, in hybrid mode, "fused" (the fusion score the order follows).
+
+A retriever built with a `scope` (store/filters.py) searches only the files its filter
+admits, in every collection the run searches: both retrievers are restricted before they
+rank, so the top_k are the best of the admitted chunks.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -18,6 +23,7 @@ import numpy as np
 from ragcli.errors import ConfigError
 from ragcli.models import ChunkMetadata, RetrievedChunk
 from ragcli.store.embedder import Embedder
+from ragcli.store.filters import Scope
 from ragcli.store.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from ragcli.store.vectors import VectorStore
 
@@ -39,6 +45,7 @@ class Retriever:
         mode: str = "dense",
         lexical: Any = None,  # LexicalIndexes: needed by the bm25 and hybrid modes
         options: Any = None,  # RetrievalSettings: fusion method, weights, candidate depth
+        scope: Callable[[str], Scope] | None = None,  # a filter's files in a collection
     ):
         self.store = store
         self.embedder = embedder
@@ -50,6 +57,25 @@ class Retriever:
 
             options = RetrievalSettings()
         self.options = options
+        self._scope_of = scope
+        self._scopes: dict[str, Scope] = {}
+        self._allowed: dict[str, set[str]] = {}
+
+    def scope(self, collection: str | None = None) -> Scope | None:
+        """The files the filter admits in a collection (resolved once per retriever), or
+        None when the retriever is not filtered."""
+        name = collection or self.collection
+        if self._scope_of is None:
+            return None
+        if name not in self._scopes:
+            self._scopes[name] = self._scope_of(name)
+        return self._scopes[name]
+
+    def _allowed_ids(self, name: str, where: dict[str, Any]) -> set[str]:
+        """The chunk ids of the admitted files: what the BM25 index may return."""
+        if name not in self._allowed:
+            self._allowed[name] = set(self.store.ids_where(name, where))
+        return self._allowed[name]
 
     def search(
         self,
@@ -80,26 +106,40 @@ class Retriever:
         name = collection or self.collection
         if mode not in MODES:
             raise ConfigError(f"retrieval.mode: {mode!r} is not one of {', '.join(MODES)}")
+        scope = self.scope(name)
+        if scope is not None and scope.empty:
+            return []  # the filter admits nothing here: never widened to everything
+        where = scope.where() if scope is not None else None
         vector = self.embedder.embed([query])[0]
         if mode == "dense":
-            return self.store.query(name, vector.tolist(), top_k)
+            return self.store.query(name, vector.tolist(), top_k, where)
         if self.lexical is None:
             raise ConfigError(f"retrieval.mode {mode!r} needs the store's BM25 index")
         index = self.lexical.searchable(name, self.store)
+        allowed = None if where is None else self._allowed_ids(name, where)
         if mode == "bm25":
-            hits = index.search(query, top_k)
+            hits = index.search(query, top_k, allowed)
             chunks = self._fetch(name, [i for i, _ in hits], vector)
             for chunk, (_, bm25) in zip(chunks, hits, strict=True):
                 chunk.component_scores = {"bm25": round(bm25, 4), **chunk.component_scores}
             return chunks
-        return self._hybrid(name, query, vector, top_k, index)
+        return self._hybrid(name, query, vector, top_k, index, where, allowed)
 
-    def _hybrid(self, name: str, query: str, vector: np.ndarray, top_k: int, index: Any):
+    def _hybrid(
+        self,
+        name: str,
+        query: str,
+        vector: np.ndarray,
+        top_k: int,
+        index: Any,
+        where: dict[str, Any] | None = None,
+        allowed: set[str] | None = None,
+    ):
         depth = max(self.options.candidates, top_k)
-        dense = self.store.query(name, vector.tolist(), depth)
+        dense = self.store.query(name, vector.tolist(), depth, where)
         by_id = {c.chunk_id: c for c in dense}
         dense_scores = {c.chunk_id: c.score for c in dense}
-        bm25_scores = dict(index.search(query, depth))
+        bm25_scores = dict(index.search(query, depth, allowed))
         weights = {"dense": self.options.dense_weight, "bm25": 1.0 - self.options.dense_weight}
         if self.options.fusion == "rrf":
             fused = reciprocal_rank_fusion(

@@ -25,9 +25,16 @@ def check_collection_name(name: str) -> str:
 
 class VectorStore:
     def __init__(self, store_dir: Path, url: str | None = None):
+        self.store_dir = Path(store_dir)
+        self.url = url
+        self._signature: tuple[int, int] | None = None
+        self._open()
+
+    def _open(self) -> None:
         import chromadb
         from chromadb.config import Settings as ChromaSettings
 
+        store_dir, url = self.store_dir, self.url
         chroma_settings = ChromaSettings(anonymized_telemetry=False)
         if url:
             parsed = urlparse(url)
@@ -50,8 +57,31 @@ class VectorStore:
             self.client = chromadb.PersistentClient(
                 path=str(store_dir / "chroma"), settings=chroma_settings
             )
+            # Taken after opening: opening a client writes to the database itself.
+            self._signature = self._disk_signature()
             self.location = str(store_dir)
         self._collections: dict[str, Any] = {}
+
+    def _disk_signature(self) -> tuple[int, int] | None:
+        try:
+            stat = (self.store_dir / "chroma" / "chroma.sqlite3").stat()
+        except OSError:
+            return None
+        return stat.st_mtime_ns, stat.st_size
+
+    def refresh(self) -> bool:
+        """Reopen a local store another process wrote to since it was opened. A Chroma
+        client keeps the vector index it loaded: a long-lived reader (the MCP server)
+        would otherwise miss what an ingest added, or fail to find what it removed.
+        Searches already running keep the client they started with. True when reopened."""
+        if self.url or self._disk_signature() == self._signature:
+            return False
+        from chromadb.api.client import SharedSystemClient
+
+        # Chroma shares one client per path in a process; a new one must not be the old.
+        SharedSystemClient.clear_system_cache()
+        self._open()
+        return True
 
     def collection(self, name: str, create: bool = False):
         if name not in self._collections:
@@ -139,7 +169,12 @@ class VectorStore:
             [dict(result["metadatas"][i]) for i in picks],
         )
 
-    def query(self, name: str, embedding: Any, top_k: int) -> list[RetrievedChunk]:
+    def query(
+        self, name: str, embedding: Any, top_k: int, where: dict[str, Any] | None = None
+    ) -> list[RetrievedChunk]:
+        """The top_k nearest chunks; with `where`, the nearest of the chunks it admits."""
+        from chromadb.errors import InternalError
+
         collection = self.collection(name)
         if collection is None:
             return []
@@ -147,8 +182,11 @@ class VectorStore:
             result = collection.query(
                 query_embeddings=[embedding],
                 n_results=top_k,
+                where=where,
                 include=["documents", "metadatas", "distances"],
             )
+        except InternalError:
+            raise  # read mid-write by another process: the retriever tries again
         except Exception as exc:  # a damaged index or an unreachable server
             raise RagcliError(f"vector store {self.location}: query failed: {exc}") from None
         chunks = []

@@ -50,6 +50,8 @@ class Trace:
     mode: str
     thresholds: dict[str, Any] = field(default_factory=dict)
     backend: dict[str, str] = field(default_factory=dict)
+    # The filters every retrieval of the run was restricted to (--path, --type, --since).
+    filters: dict[str, Any] = field(default_factory=dict)
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     created_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
     steps: list[StepRecord] = field(default_factory=list)

@@ -135,5 +135,7 @@ def ask_view(
     if trace is not None:
         parts.append(steps_table(trace.steps, title="Routing"))
         parts += details_tables(trace.steps, keys=ASK_DETAILS)
+    if result.filters is not None:
+        parts.append(Text(f"filter   {result.filters.describe()}", style="dim"))
     parts += [footer(result, cost), backend_line(result.backend)]
     return Group(*parts)

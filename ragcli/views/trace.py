@@ -8,6 +8,7 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from ragcli.models import SearchFilters
 from ragcli.trace.recorder import Trace
 from ragcli.views.answer import answer_panel
 from ragcli.views.format import answer_style, fmt, format_cost, one_line, plural, when
@@ -27,17 +28,20 @@ def trace_view(trace: Trace, cost: float | None = None, full: bool = False) -> R
     if cost is not None:
         total += f" · {format_cost(cost)}"
     outcome = trace.answer_type or "answer"
-    header = pairs(
-        [
-            ("trace", trace.id),
-            ("time", when(trace.created_at, seconds=True)),
-            ("question", trace.question),
-            ("mode", trace.mode),
-            ("outcome", Text(outcome, style=answer_style(outcome))),
-            ("backend", fmt(trace.backend)),
-            ("total", total),
-        ]
-    )
+    rows: list[tuple[str, Cell]] = [
+        ("trace", trace.id),
+        ("time", when(trace.created_at, seconds=True)),
+        ("question", trace.question),
+        ("mode", trace.mode),
+    ]
+    if trace.filters:
+        rows.append(("filters", SearchFilters.model_validate(trace.filters).describe()))
+    rows += [
+        ("outcome", Text(outcome, style=answer_style(outcome))),
+        ("backend", fmt(trace.backend)),
+        ("total", total),
+    ]
+    header = pairs(rows)
     parts: list[RenderableType] = [header, steps_table(trace.steps)]
     parts += details_tables(trace.steps)
     reflection = stored_reflection(trace.result)

@@ -1,0 +1,54 @@
+"""`ragcli serve`: an MCP server (official `mcp` SDK) over stdio or streamable HTTP, with
+the tools search, ask, sources and trace (serve/tools.py). The store, the BM25 indexes
+and the embedder stay warm between calls (service.Resources)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from ragcli import service
+from ragcli.config import Settings
+
+log = logging.getLogger("ragcli")
+
+
+def run(
+    settings: Settings,
+    http: bool = False,
+    host: str | None = None,
+    port: int | None = None,
+    announce: Callable[[str], None] | None = None,
+) -> None:
+    from ragcli.serve.http import PATH, check_binding, serve_http
+    from ragcli.serve.tools import build_server
+
+    host = host or settings.serve.host
+    port = port or settings.serve.port
+    token = settings.serve.token.get_secret_value() if settings.serve.token else None
+    if http:
+        check_binding(host, token)  # before anything loads: a refusal costs nothing
+    resources = service.Resources(settings)
+    # Warm up beside the server, so a client's handshake is answered at once; the first
+    # call waits for whatever is still loading.
+    threading.Thread(target=_warm_up, args=(resources,), daemon=True).start()
+    server = build_server(settings, resources)
+    where = service.store_dir(settings)
+    if http:
+        shown = f"[{host}]" if ":" in host else host
+        if announce:
+            guard = "bearer token required" if token else "this machine only"
+            announce(f"ragcli MCP server on http://{shown}:{port}{PATH} ({guard}; store {where})")
+        serve_http(server, host, port, token)
+    else:
+        if announce:
+            announce(f"ragcli MCP server on stdio (store {where})")
+        server.run("stdio")
+
+
+def _warm_up(resources: service.Resources) -> None:
+    try:
+        resources.warm_up()
+    except Exception as exc:  # a tool call reports the same problem as a tool error
+        log.warning("warm-up: %s", exc)

@@ -1,0 +1,96 @@
+"""`ragcli search`: the ranked chunks. In a terminal, one block per chunk: its file, its
+page or heading, the score the ranking follows (fused in hybrid retrieval, else the
+retriever's own) before the others, and the start of its text. Piped, one chunk per line
+with tab-separated fields (rank, ranking score, dense, bm25, file, locator, text), so
+`cut` and `grep` work."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ragcli.models import SearchHit, SearchResult
+from ragcli.views.format import NONE, display_path, milliseconds, num, one_line, plural
+from ragcli.views.layout import PlainLines
+
+PLAIN_TEXT_CHARS = 300  # of a chunk's text on its piped line; --json has all of it
+SNIPPET_CHARS = 200  # of a chunk's text in a terminal: two or three lines
+
+
+def _ranking_score(hit: SearchHit, retriever: str) -> float | None:
+    if retriever == "hybrid":
+        return hit.fused
+    return hit.bm25 if retriever == "bm25" else hit.dense
+
+
+def _scores(hit: SearchHit, retriever: str) -> str:
+    """The score the ranking follows first, then the other retrievers' scores."""
+    ranked_by = {"hybrid": "fused", "bm25": "bm25"}.get(retriever, "dense")
+    named = {"fused": hit.fused, "dense": hit.dense, "bm25": hit.bm25}
+    order = [ranked_by] + [name for name in named if name != ranked_by]
+    return " · ".join(f"{name} {num(named[name])}" for name in order if named[name] is not None)
+
+
+def summary(result: SearchResult) -> Text:
+    files = len(result.files())
+    parts = [
+        f"{plural(len(result.results), 'chunk')} from {plural(files, 'file')}",
+        result.retriever,
+        f"collection {result.collection}",
+        milliseconds(result.timings_ms.get("total", 0.0)),
+    ]
+    if result.filters is not None:
+        parts.insert(1, f"filter {result.filters.describe()}")
+    return Text(" · ".join(parts), style="dim")
+
+
+def search_view(result: SearchResult, plain: bool = False) -> RenderableType:
+    """Each chunk as a block: its file, where in it, its scores, the start of its text.
+    `plain` (stdout is not a terminal): print with `console.print(view, soft_wrap=True)`,
+    so no line is cut at the width Rich assumes for a pipe."""
+    if plain:
+        return _plain(result)
+    if not result.results:
+        return Group(Text(f"no chunk matches {result.query!r}"), summary(result))
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column(overflow="fold")
+    for number, hit in enumerate(result.results):
+        body = Text(display_path(hit.file), style="bold")
+        if hit.locator:
+            body.append("\n" + one_line(hit.locator), style="cyan")
+        body.append("\n" + _scores(hit, result.retriever), style="dim")
+        body.append("\n" + _snippet(hit.text))
+        if number < len(result.results) - 1:
+            body.append("\n")
+        grid.add_row(Text(f"{hit.rank}.", style="bold"), body)
+    return Group(grid, Text(""), summary(result))
+
+
+def _snippet(text: str) -> str:
+    flat = one_line(text)
+    if len(flat) <= SNIPPET_CHARS:
+        return flat
+    return flat[:SNIPPET_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+def _plain(result: SearchResult) -> PlainLines:
+    lines = []
+    for hit in result.results:
+        fields = [
+            str(hit.rank),
+            num(_ranking_score(hit, result.retriever), 4),
+            num(hit.dense, 4),
+            num(hit.bm25, 4),
+            display_path(hit.file),
+            one_line(hit.locator) or NONE,
+            one_line(hit.text)[:PLAIN_TEXT_CHARS],
+        ]
+        lines.append("\t".join(fields))
+    return PlainLines(lines)
+
+
+def files_view(result: SearchResult) -> PlainLines:
+    """`--files`: the distinct files, best first, one a line (for xargs)."""
+    return PlainLines([display_path(path) for path in result.files()])
