@@ -443,6 +443,11 @@ def compare(
     # Load the store and the model once before the first mode, so that mode alone does
     # not pay for the imports and its time compares fairly with the others.
     vector_store(settings, must_exist=True)
+    # A filter that admits nothing is one error, not the same failure in every row.
+    resolve_scope = scope_resolver(settings, filters)
+    scope = resolve_scope(settings.store.collection) if resolve_scope else None
+    if scope is not None and scope.empty:
+        raise NoMatchError(scope.nothing_matched())
     embedder(settings, on_export)
 
     def ask_quietly(settings: Settings, question: str, mode: str) -> AskResult:

@@ -157,14 +157,16 @@ def _shown(path: str) -> str:
 
 
 def _path_matcher(patterns: list[str], bases: list[Path]):
+    """A file is admitted when one of its path forms matches a pattern (or there are only
+    `!` patterns) and none matches a `!pattern`."""
     if not patterns:
         return None
     import pathspec
 
-    lines = list(patterns)
-    if all(p.startswith("!") for p in lines):
-        lines.insert(0, "*")  # only exclusions: everything else is admitted
-    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    wanted = [p for p in patterns if not p.startswith("!")]
+    unwanted = [p[1:] for p in patterns if p.startswith("!")]
+    include = pathspec.GitIgnoreSpec.from_lines(wanted) if wanted else None
+    exclude = pathspec.GitIgnoreSpec.from_lines(unwanted) if unwanted else None
     roots = list(dict.fromkeys(str(b.resolve()) for b in bases))
 
     def matches(path: str) -> bool:
@@ -173,6 +175,8 @@ def _path_matcher(patterns: list[str], bases: list[Path]):
             relative = os.path.relpath(path, root)
             if not relative.startswith(".."):
                 forms.append(relative)
-        return any(spec.match_file(form) for form in forms)
+        if exclude is not None and any(exclude.match_file(form) for form in forms):
+            return False
+        return include is None or any(include.match_file(form) for form in forms)
 
     return matches
