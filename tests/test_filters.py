@@ -149,9 +149,7 @@ def test_ask_restricted_by_a_filter_says_so_in_its_json_and_its_trace(sample_sto
     assert result.exit_code in (0, 3), result.output
     data = json.loads(result.output)
     assert data["filters"]["types"] == ["pdf"] and data["filters"]["since"].startswith("2000")
-    assert {Path(s["metadata"]["source_file"]).name for s in data["sources"]} == {
-        "admin_guide.pdf"
-    }
+    assert {Path(s["metadata"]["source_file"]).name for s in data["sources"]} == {"admin_guide.pdf"}
     trace = runner.invoke(app, ["trace", data["trace_id"], "--json", "--store", store])
     assert json.loads(trace.output)["filters"]["types"] == ["pdf"]
     shown = runner.invoke(app, ["trace", data["trace_id"], "--store", store])
