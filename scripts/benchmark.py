@@ -7,9 +7,11 @@
 Rows: raw embedding throughput (sentence-transformers and ONNX, the same chunks);
 `ragcli ingest`, `ragcli eval`'s write of the same abstracts as a BEIR corpus (through the
 same ingest path) and re-ingest in a subprocess; process wall times (median of --repeats);
-in-process retrieval latency; and, per mode in the MODES registry, model calls, sequential
+in-process retrieval latency; per mode in the MODES registry, model calls, sequential
 round trips and wall time against a stub OpenAI-compatible server that answers after
-300 ms. Targets are printed beside the measured ratios with PASS or FAIL.
+300 ms; and the warm MCP server's `search` and `ask` latency through the official client,
+beside a cold `ragcli ask` process. Targets are printed beside the measured ratios with
+PASS or FAIL.
 """
 
 from __future__ import annotations
@@ -463,6 +465,13 @@ def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[
         rows.append(skipped("documents", "OCR and Office ingest", "--skip-documents"))
     else:
         rows.extend(document_rows(docs, work, env, onnx, say, args.ocr_pages))
+
+    # 8. The MCP server, warm, through the official client over stdio.
+    if args.skip_serve:
+        rows.append(skipped("serve", "ragcli serve (MCP, stdio)", "--skip-serve"))
+    else:
+        say("ragcli serve through an MCP client")
+        rows.extend(serve_rows(ragcli, store, work, env, sample, ask_t))
     return rows
 
 
@@ -560,6 +569,61 @@ def document_rows(docs, work: Path, env, onnx, say, ocr_pages: int) -> list[Row]
              "ratio_to_raw_onnx": round(ratio, 3)},
         )
     )
+
+SERVE_CALLS = 50  # tool calls per measured tool
+
+
+def serve_rows(
+    ragcli: list[str],
+    store: Path,
+    work: Path,
+    env: dict[str, str],
+    queries: list[str],
+    cold: Timing,
+) -> list[Row]:
+    """p50/p95 of `search` and a standard extractive `ask`, each call timed at the client
+    from request to structured result, after one warm-up call of each."""
+    import asyncio
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(
+        command=ragcli[0],
+        args=[*ragcli[1:], "serve", "--store", str(store)],
+        env=env | {"RAGCLI_LLM__PROVIDER": "extractive", "PYTHONPATH": str(REPO)},
+        cwd=str(work),
+    )
+    asked = (queries * (SERVE_CALLS // max(1, len(queries)) + 1))[:SERVE_CALLS]
+
+    async def timed(client, tool: str, arguments: dict[str, Any]) -> float:
+        started = time.perf_counter()
+        result = await client.call_tool(tool, arguments)
+        if result.is_error:
+            raise SystemExit(f"benchmark: MCP {tool} failed: {result.content[0].text}")
+        return (time.perf_counter() - started) * 1000
+
+    async def session() -> dict[str, list[float]]:
+        async with Client(params) as client:
+            await timed(client, "search", {"query": asked[0]})
+            await timed(client, "ask", {"question": asked[0]})
+            search = [await timed(client, "search", {"query": q}) for q in asked]
+            ask = [await timed(client, "ask", {"question": q}) for q in asked]
+            return {"search": search, "ask": ask}
+
+    measured = asyncio.run(session())
+    rows = []
+    for tool, target_ms in (("search", 50), ("ask", 300)):
+        latencies = measured[tool]
+        p50, p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)
+        data = {"calls": len(latencies), "p50_ms": round(p50, 1), "p95_ms": round(p95, 1)}
+        value = f"p50 {p50:.0f} ms, p95 {p95:.0f} ms over {len(latencies)} calls"
+        if tool == "ask":
+            ratio = p95 / 1000 / cold.wall
+            value += f" = {ratio:.3f} × a cold `ragcli ask` process ({cold.wall:.2f} s)"
+            data["ratio_p95_to_cold_ask"] = round(ratio, 4)
+        name = "search tool" if tool == "search" else "ask tool (standard, extractive)"
+        rows.append(Row("serve", name, value, f"p95 ≤ {target_ms} ms", p95 <= target_ms, data))
     return rows
 
 
@@ -822,6 +886,7 @@ SECTIONS = {
     "retrieval": "5. retrieval, in process",
     "modes": f"6. modes, stub model answering after {STUB_DELAY * 1000:.0f} ms",
     "documents": "7. documents: OCR and Office files",
+    "serve": "8. ragcli serve, warm, through an MCP client (stdio)",
 }
 
 
@@ -884,6 +949,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--ocr-pages", type=int, default=10, help="scanned pages for the OCR row (default 10)"
     )
+    parser.add_argument("--skip-serve", action="store_true", help="skip the MCP server rows")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     if not args.data.is_dir():

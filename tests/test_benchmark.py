@@ -87,6 +87,12 @@ def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
     assert web.passed is True and web.data["answer_type"] == "answer"
     rewrite = by_name["crag, rewrite, then documents + web"]
     assert (rewrite.data["model_calls"], rewrite.data["round_trips"]) == (4, 3)
+    # The warm MCP server, measured through the client, beside a cold `ragcli ask`.
+    search, ask = (by_name["search tool"].data, by_name["ask tool (standard, extractive)"].data)
+    assert search["calls"] == ask["calls"] == benchmark.SERVE_CALLS
+    assert 0 < search["p50_ms"] <= search["p95_ms"] and 0 < ask["p50_ms"] <= ask["p95_ms"]
+    cold = by_name["ragcli ask --mode standard (extractive)"].data["seconds"]
+    assert ask["ratio_p95_to_cold_ask"] == round(ask["p95_ms"] / 1000 / cold, 4)
 
     info["seconds"] = 1
     benchmark.print_table(rows, info)
