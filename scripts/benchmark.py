@@ -586,12 +586,12 @@ def serve_rows(
     import asyncio
 
     from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
+    from mcp.client.stdio import StdioServerParameters, stdio_client
 
     params = StdioServerParameters(
         command=ragcli[0],
         args=[*ragcli[1:], "serve", "--store", str(store)],
-        env=env | {"RAGCLI_LLM__PROVIDER": "extractive", "PYTHONPATH": str(REPO)},
+        env=env | {"RAGCLI_LLM__PROVIDER": "extractive"},
         cwd=str(work),
     )
     asked = (queries * (SERVE_CALLS // max(1, len(queries)) + 1))[:SERVE_CALLS]
@@ -604,12 +604,14 @@ def serve_rows(
         return (time.perf_counter() - started) * 1000
 
     async def session() -> dict[str, list[float]]:
-        async with Client(params) as client:
-            await timed(client, "search", {"query": asked[0]})
-            await timed(client, "ask", {"question": asked[0]})
-            search = [await timed(client, "search", {"query": q}) for q in asked]
-            ask = [await timed(client, "ask", {"question": q}) for q in asked]
-            return {"search": search, "ask": ask}
+        # The server's stderr goes to a file: its notices would interleave with the table.
+        with open(work / "serve.log", "w") as log:
+            async with Client(stdio_client(params, errlog=log)) as client:
+                await timed(client, "search", {"query": asked[0]})
+                await timed(client, "ask", {"question": asked[0]})
+                search = [await timed(client, "search", {"query": q}) for q in asked]
+                ask = [await timed(client, "ask", {"question": q}) for q in asked]
+        return {"search": search, "ask": ask}
 
     measured = asyncio.run(session())
     rows = []
