@@ -5,6 +5,9 @@ and the embedder stay warm between calls (service.Resources)."""
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import sys
 import threading
 from collections.abc import Callable
 
@@ -21,14 +24,15 @@ def run(
     port: int | None = None,
     announce: Callable[[str], None] | None = None,
 ) -> None:
-    from ragcli.serve.http import PATH, check_binding, serve_http
+    from ragcli.serve.http import PATH, check_binding, check_port_free, serve_http
     from ragcli.serve.tools import build_server
 
     host = host or settings.serve.host
     port = port or settings.serve.port
     token = settings.serve.token.get_secret_value() if settings.serve.token else None
-    if http:
-        check_binding(host, token)  # before anything loads: a refusal costs nothing
+    if http:  # before anything loads: a refusal costs nothing
+        check_binding(host, token)
+        check_port_free(host, port)
     resources = service.Resources(settings)
     # Warm up beside the server, so a client's handshake is answered at once; the first
     # call waits for whatever is still loading.
@@ -39,12 +43,28 @@ def run(
         shown = f"[{host}]" if ":" in host else host
         if announce:
             guard = "bearer token required" if token else "this machine only"
-            announce(f"ragcli MCP server on http://{shown}:{port}{PATH} ({guard}; store {where})")
+            announce(
+                f"ragcli MCP server on http://{shown}:{port}{PATH} ({guard}; store {where}); "
+                "Ctrl-C stops it"
+            )
         serve_http(server, host, port, token)
     else:
         if announce:
-            announce(f"ragcli MCP server on stdio (store {where})")
+            announce(f"ragcli MCP server on stdio (store {where}); Ctrl-C stops it")
+        _exit_on_interrupt()
         server.run("stdio")
+
+
+def _exit_on_interrupt() -> None:
+    """Ctrl-C ends a stdio server at once. Left to the SDK it would wait for the thread
+    blocked reading stdin, that is for the next line. Nothing is lost: the server writes
+    nothing but trace records, each in one transaction."""
+
+    def stop(signum: int, frame: object) -> None:
+        sys.stderr.flush()
+        os._exit(130)
+
+    signal.signal(signal.SIGINT, stop)
 
 
 def _warm_up(resources: service.Resources) -> None:

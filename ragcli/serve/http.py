@@ -51,6 +51,21 @@ def check_binding(host: str, token: str | None) -> None:
         )
 
 
+def check_port_free(host: str, port: int) -> None:
+    """A port in use is one line naming it, before uvicorn's log lines say so."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise ConfigError(
+                f"--port {port}: cannot listen on {host} ({exc.strerror}); choose another port"
+            ) from None
+
+
 def serve_http(server: Any, host: str, port: int, token: str | None) -> None:
     """Run until Ctrl-C (uvicorn stops on SIGINT and SIGTERM)."""
     import uvicorn
