@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -270,6 +271,27 @@ def wait_for_first_batch(store: Path, ingest: subprocess.Popen) -> None:
     )
 
 
-def test_host_and_port_without_http_are_a_usage_error(tmp_path):
+def test_host_and_port_without_http_or_a_busy_port_are_one_line_errors(tmp_path):
     lone = ragcli("serve", "--port", "9999", cwd=tmp_path, timeout=60)
     assert lone.returncode == 2 and "--host and --port go with --http" in lone.stderr
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        busy = ragcli("serve", "--http", "--port", port, cwd=tmp_path, timeout=60)
+    assert busy.returncode == 2 and f"--port {port}: cannot listen on 127.0.0.1" in busy.stderr
+    assert "Traceback" not in busy.stderr and "ragcli MCP server on" not in busy.stderr
+
+
+def test_ctrl_c_stops_a_stdio_server_at_once(tmp_path):
+    server = subprocess.Popen(
+        [sys.executable, "-m", "ragcli", "serve", "--store", str(tmp_path / "s")],
+        cwd=tmp_path,
+        env=cli_env(),
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert "on stdio" in server.stderr.readline()  # serving, reading stdin
+    server.send_signal(signal.SIGINT)
+    assert server.wait(timeout=10) == 130

@@ -49,9 +49,9 @@ def run(
             )
         serve_http(server, host, port, token)
     else:
+        _exit_on_interrupt()
         if announce:
             announce(f"ragcli MCP server on stdio (store {where}); Ctrl-C stops it")
-        _exit_on_interrupt()
         server.run("stdio")
 
 
