@@ -244,3 +244,21 @@ def test_documents_with_only_stopwords(tmp_path: Path) -> None:
 def test_upsert_length_mismatch(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="2 ids but 1 texts"):
         LexicalIndex(tmp_path).upsert(["a", "b"], ["only one"])
+
+
+def test_search_ranks_only_the_allowed_ids_and_a_reader_refreshes_to_a_newer_save(tmp_path):
+    writer = LexicalIndex(tmp_path / "docs")
+    writer.upsert(["a", "b", "c"], ["quokka quokka quokka", "quokka quokka", "quokka"])
+    writer.save()
+    reader = LexicalIndex(tmp_path / "docs")
+    assert [i for i, _ in reader.search("quokka", 2)] == ["a", "b"]
+    # The best of the allowed, not the allowed among the best two.
+    assert [i for i, _ in reader.search("quokka", 2, allowed={"c", "b"})] == ["b", "c"]
+    assert reader.search("quokka", 2, allowed=set()) == []
+
+    writer.upsert(["d"], ["a numbat eats termites"])
+    writer.save()  # another process's ingest
+    assert reader.search("numbat", 5) == []  # still the generation it loaded
+    assert reader.refresh() is True and reader.refresh() is False
+    assert [i for i, _ in reader.search("numbat", 5)] == ["d"]
+    assert writer.refresh() is False  # a writer is on the generation it saved

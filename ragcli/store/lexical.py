@@ -157,13 +157,17 @@ class LexicalIndex:
         top = top[np.lexsort((top, -scores[top]))]
         return [(self._row_ids[i], float(scores[i])) for i in top]
 
-    def _mask(self, allowed: Iterable[str]) -> np.ndarray:
-        """Which matrix rows hold an allowed id."""
+    def _rows(self) -> dict[str, int]:
+        """id -> matrix row, built once per loaded or rebuilt matrix."""
         if self._row_of is None:
             self._row_of = {doc_id: row for row, doc_id in enumerate(self._row_ids)}
+        return self._row_of
+
+    def _mask(self, allowed: Iterable[str]) -> np.ndarray:
+        """Which matrix rows hold an allowed id."""
+        rows = self._rows()
         mask = np.zeros(len(self._row_ids), dtype=bool)
-        rows = [self._row_of[i] for i in allowed if i in self._row_of]
-        mask[rows] = True
+        mask[[rows[i] for i in allowed if i in rows]] = True
         return mask
 
     def scores_for(self, query: str, ids: Iterable[str]) -> dict[str, float]:
@@ -181,9 +185,7 @@ class LexicalIndex:
         if not token_ids:
             return dict.fromkeys(wanted, 0.0)
         scores = self._retriever.get_scores_from_ids(token_ids)
-        if self._row_of is None:
-            self._row_of = {doc_id: row for row, doc_id in enumerate(self._row_ids)}
-        rows = self._row_of
+        rows = self._rows()
         return {d: float(scores[rows[d]]) if d in rows else 0.0 for d in wanted}
 
     def terms(self, text: str) -> set[str]:
