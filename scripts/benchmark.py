@@ -569,6 +569,8 @@ def document_rows(docs, work: Path, env, onnx, say, ocr_pages: int) -> list[Row]
              "ratio_to_raw_onnx": round(ratio, 3)},
         )
     )
+    return rows
+
 
 SERVE_CALLS = 50  # tool calls per measured tool
 
