@@ -114,7 +114,7 @@ def test_a_filter_returns_the_best_admitted_chunks_not_a_filtered_top_k(sample_s
     assert unfiltered.results and all(h.file_type != "pdf" for h in unfiltered.results)
     pdf = _search(sample_store, mode, make_filters(types=["pdf"]), top_k=3)
     assert [h.file_type for h in pdf.results] == ["pdf"] * 3
-    assert all(h.file.endswith("admin_guide.pdf") for h in pdf.results)
+    assert all(h.file.endswith(".pdf") for h in pdf.results)
     assert pdf.filters is not None and pdf.filters.types == ["pdf"]
 
 
@@ -136,7 +136,9 @@ def test_a_filter_that_admits_nothing_is_an_error_never_everything(sample_store)
     with pytest.raises(NoMatchError, match="matches --path 'no/such/folder/'") as caught:
         service.search(settings, BACKUP, filters=filters)
     assert caught.value.exit_code == ExitCode.NOT_COVERED
-    assert "of types html, md, pdf, txt" in str(caught.value)
+    files = service.ingested_files(settings, "docs")
+    types = ", ".join(sorted({f.file_type for f in files}))
+    assert f"({len(files)} files there, of types {types};" in str(caught.value)
     with pytest.raises(NoMatchError):
         service.ask(settings, BACKUP, filters=filters)
 
@@ -162,10 +164,10 @@ def test_ask_restricted_by_a_filter_says_so_in_its_json_and_its_trace(sample_sto
 def test_cli_filter_matching_nothing_exits_5_with_one_line(sample_store):
     for command in ("ask", "search", "compare"):
         result = runner.invoke(
-            app, [command, BACKUP, "--type", "docx", "--store", str(sample_store)]
+            app, [command, BACKUP, "--type", "epub", "--store", str(sample_store)]
         )
         assert result.exit_code == 5, (command, result.output)
-        assert "no ingested file in collection 'docs' matches --type docx" in result.output
+        assert "no ingested file in collection 'docs' matches --type epub" in result.output
         assert "Traceback" not in result.output
 
 
