@@ -166,6 +166,14 @@ def _filters(paths: list[str] | None, types: list[str] | None, since: str | None
     return make_filters(paths, types, since)
 
 
+def _scope_flags(config: Path | None, store: Path | None, collection: str | None) -> str:
+    """The options that chose the store, as typed, for a command we suggest to run next."""
+    import shlex
+
+    named = [("--config", config), ("--store", store), ("--collection", collection)]
+    return " ".join(f"{flag} {shlex.quote(str(value))}" for flag, value in named if value)
+
+
 def _print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
@@ -436,7 +444,9 @@ def ask(
         from ragcli.views.ask import ask_view
 
         trace = service.saved_trace(settings, result.trace_id)
-        console.print(ask_view(result, trace, cost=usd))
+        console.print(
+            ask_view(result, trace, cost=usd, scope=_scope_flags(config, store, collection))
+        )
     code = exit_code_for(result.answer_type)
     if code != ExitCode.OK:
         raise typer.Exit(int(code))
@@ -464,6 +474,14 @@ def search(
     files_only: Annotated[
         bool, typer.Option("--files", help="Print only the distinct files, best first.")
     ] = False,
+    refresh: Annotated[
+        bool,
+        typer.Option(
+            "--refresh",
+            help="Re-ingest found files changed since their ingest (and drop deleted ones) "
+            "before searching.",
+        ),
+    ] = False,
     store: StoreOpt = None,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
@@ -473,7 +491,7 @@ def search(
     Exits 0 with results, 5 when nothing matches (or a filter admits no file)."""
     from ragcli import service
     from ragcli.store.retriever import MODES as RETRIEVERS
-    from ragcli.views.search import files_view, search_view
+    from ragcli.views.search import files_view, search_view, stale_notes
 
     _logging(verbose)
     if sum([as_json, as_jsonl, files_only]) > 1:
@@ -484,7 +502,11 @@ def search(
         )
     filters = _filters(paths, types, since)
     settings = _settings(config, store, {"store.collection": collection, "retrieval.top_k": top_k})
-    result = service.search(settings, query, top_k, retriever, filters, on_export=_export_notice)
+    result = service.search(
+        settings, query, top_k, retriever, filters, on_export=_export_notice, refresh=refresh
+    )
+    scope = _scope_flags(config, store, collection)
+    plain = not console.is_terminal  # piped: one chunk a line, never cut at 80 columns
     if as_json:
         _print_json(result.to_json_dict())
     elif as_jsonl:
@@ -493,8 +515,10 @@ def search(
     elif files_only:
         sys.stdout.write(str(files_view(result)))
     else:
-        plain = not console.is_terminal  # piped: one chunk a line, never cut at 80 columns
-        console.print(search_view(result, plain=plain), soft_wrap=plain)
+        console.print(search_view(result, plain=plain, scope=scope), soft_wrap=plain)
+    if as_json or as_jsonl or files_only or plain:  # stdout is data: the warning goes aside
+        for note in stale_notes(result, scope):
+            errors.print(note, soft_wrap=True)
     if not result.results:
         raise typer.Exit(int(ExitCode.NOT_COVERED))
 

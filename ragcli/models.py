@@ -137,6 +137,14 @@ class SearchFilters(Record):
         return " ".join(parts)
 
 
+class StaleSource(Record):
+    """A cited file whose stored chunks no longer match it."""
+
+    path: str
+    state: Literal["changed", "missing"]
+    ingested_at: str  # when the stored version was ingested
+
+
 class SearchHit(Record):
     """One retrieved chunk: where it is, what each retriever scored it, its text."""
 
@@ -182,6 +190,10 @@ class SearchResult(Record):
     top_k: int
     filters: SearchFilters | None = None  # absent when the search was not filtered
     results: list[SearchHit] = Field(default_factory=list)
+    # Files among the results changed or deleted since their ingest; absent when none.
+    stale_sources: list[StaleSource] = Field(default_factory=list, exclude_if=lambda v: not v)
+    # With --refresh: the files re-ingested (changed) or removed (missing) before searching.
+    refreshed_sources: list[StaleSource] = Field(default_factory=list, exclude_if=lambda v: not v)
     timings_ms: dict[str, float] = Field(default_factory=dict)
 
     def files(self) -> list[str]:

@@ -71,9 +71,7 @@ def ingestor(
     from ragcli.store.manifest import Manifest
     from ragcli.store.tokenizer import TokenCounter
 
-    loaders.configure(
-        loaders.LoadOptions(settings.ingest.ocr, settings.ingest.ocr_languages)
-    )
+    loaders.configure(loaders.LoadOptions(settings.ingest.ocr, settings.ingest.ocr_languages))
     if settings.ingest.ocr != "off":  # a missing language model fails now, not per file
         from ragcli.ingest.loaders.ocr import OcrUnavailable, check_languages
 
@@ -336,10 +334,12 @@ def check_sources(settings: Settings, collection: str, paths: list[str]) -> list
         manifest.close()
 
 
-def refresh_stale(settings: Settings, search, question: str, collection: str) -> list:
-    """`ask --refresh`: the retrieved files that changed are re-ingested and those deleted
+def refresh_stale(
+    settings: Settings, search, question: str, collection: str, top_k: int | None = None
+) -> list:
+    """`--refresh`: the retrieved files that changed are re-ingested and those deleted
     are removed, before the run retrieves again. Returns the StaleSources refreshed."""
-    retrieved = search.search(question, settings.retrieval.top_k)
+    retrieved = search.search(question, top_k or settings.retrieval.top_k)
     stale = check_sources(settings, collection, source_files(retrieved))
     if not stale:
         return []
@@ -465,8 +465,10 @@ def search(
     collection: str | None = None,
     on_export: Callable[[str], None] | None = None,
     resources: Resources | None = None,
+    refresh: bool = False,
 ) -> SearchResult:
-    """`ragcli search`: the ranked chunks, no answer and no model call."""
+    """`ragcli search`: the ranked chunks, no answer and no model call. Files among them
+    changed or deleted since their ingest are listed; with `refresh`, refreshed first."""
     from ragcli.models import SearchHit, SearchResult
 
     if not query.strip():
@@ -480,6 +482,11 @@ def search(
     search = retriever(settings, store, emb_of(), collection, filters, lexical)
     require_matches(search, collection)
     mode = mode or search.mode
+    refreshed: list = []
+    if refresh:
+        refreshed = refresh_stale(settings, search, query, collection, top_k)
+        if refreshed:  # a fresh BM25 index: the refresh saved a new one
+            search = retriever(settings, store, emb_of(), collection, filters, lexical)
     chunks = search.search(query, top_k, mode=mode)
     return SearchResult(
         query=query,
@@ -488,6 +495,8 @@ def search(
         top_k=top_k,
         filters=filters if filters is not None and filters.active else None,
         results=[SearchHit.of(chunk, rank) for rank, chunk in enumerate(chunks, start=1)],
+        stale_sources=check_sources(settings, collection, source_files(chunks)),
+        refreshed_sources=refreshed,
         timings_ms={"total": round((time.perf_counter() - started) * 1000, 1)},
     )
 

@@ -112,6 +112,35 @@ def test_terminal_view_marks_stale_sources_and_says_how_to_refresh(library):
     )
     assert shown.returncode in (0, 3), shown.stderr
     assert "file deleted" in shown.stdout
-    assert "billing.md no longer exists: ask again with --refresh, or run `ragcli rm" in (
-        " ".join(shown.stdout.split())
+    # The command it suggests acts on the same store as the question did.
+    assert (
+        f"billing.md no longer exists: ask again with --refresh, or run `ragcli rm --store "
+        f"{store} " in " ".join(shown.stdout.split())
     )
+
+
+def test_search_lists_stale_files_and_refresh_reingests_them(library):
+    docs, store = library
+    (docs / "backups.md").write_text(BACKUPS.replace("thirty days", "ninety days"))
+    args = ("search", "How long are backups kept?", "--store", str(store))
+    found = ragcli(*args, "--json", cwd=docs.parent, env=cli_env())
+    assert found.returncode == 0, found.stderr
+    result = json.loads(found.stdout)
+    assert [(Path(s["path"]).name, s["state"]) for s in result["stale_sources"]] == [
+        ("backups.md", "changed")
+    ]
+    assert "backups.md changed since it was ingested: search again with --refresh" in (
+        " ".join(found.stderr.split())
+    )
+
+    piped = ragcli(*args, cwd=docs.parent, env=cli_env())  # tab-separated lines on stdout
+    assert all(line.count("\t") == 6 for line in piped.stdout.splitlines())
+    assert f"`ragcli ingest --store {store} " in " ".join(piped.stderr.split())
+
+    refreshed = ragcli(*args, "--json", "--refresh", cwd=docs.parent, env=cli_env())
+    assert refreshed.returncode == 0, refreshed.stderr
+    result = json.loads(refreshed.stdout)
+    assert "stale_sources" not in result
+    assert [Path(s["path"]).name for s in result["refreshed_sources"]] == ["backups.md"]
+    texts = " ".join(hit["text"] for hit in result["results"])
+    assert "ninety days" in texts and "thirty days" not in texts

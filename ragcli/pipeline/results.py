@@ -8,12 +8,18 @@ from typing import Any
 
 from pydantic import Field
 
-from ragcli.models import AnswerType, Record, RetrievedChunk, SearchFilters, Usage
+from ragcli.models import (
+    AnswerType,
+    Record,
+    RetrievedChunk,
+    SearchFilters,
+    StaleSource,
+    Usage,
+)
 from ragcli.pipeline.modes.agentic.details import AgenticDetails
 from ragcli.pipeline.modes.crag.details import CragDetails
 from ragcli.pipeline.modes.reflect.details import ReflectionDetails
 from ragcli.pipeline.modes.tos.details import TosDetails
-from ragcli.pipeline.staleness import StaleSource
 
 
 class BackendInfo(Record):

@@ -10,18 +10,11 @@ import hashlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Literal
 
-from ragcli.models import Record
+from ragcli.models import StaleSource
 from ragcli.store.manifest import Manifest
 
-
-class StaleSource(Record):
-    """A cited file whose stored chunks no longer match it."""
-
-    path: str
-    state: Literal["changed", "missing"]
-    ingested_at: str  # when the stored version was ingested
+__all__ = ["StaleSource", "stale_sources"]
 
 
 def _sha256(path: str) -> str:

@@ -112,8 +112,9 @@ def backend_line(backend: BackendInfo) -> Text:
 
 
 def ask_view(
-    result: AskResult, trace: Trace | None = None, cost: float | None = None
+    result: AskResult, trace: Trace | None = None, cost: float | None = None, scope: str = ""
 ) -> RenderableType:
+    """`scope`: the command line's store options, repeated in the refresh commands."""
     parts: list[RenderableType] = [
         answer_panel(result.answer, _badge(result), answer_style(result.answer_type))
     ]
@@ -125,7 +126,10 @@ def ask_view(
         parts.append(sources_table(result.sources, _grades(result), stale=stale))
     parts += [
         t
-        for t in (stale_warning(result.stale_sources), refreshed_note(result.refreshed_sources))
+        for t in (
+            stale_warning(result.stale_sources, scope),
+            refreshed_note(result.refreshed_sources),
+        )
         if t
     ]
     if result.crag_details:

@@ -13,6 +13,7 @@ from rich.text import Text
 from ragcli.models import SearchHit, SearchResult
 from ragcli.views.format import NONE, display_path, milliseconds, num, one_line, plural
 from ragcli.views.layout import PlainLines
+from ragcli.views.staleness import STATE_LABELS, STATE_STYLES, refreshed_note, stale_warning
 
 PLAIN_TEXT_CHARS = 300  # of a chunk's text on its piped line; --json has all of it
 SNIPPET_CHARS = 200  # of a chunk's text in a terminal: two or three lines
@@ -45,19 +46,24 @@ def summary(result: SearchResult) -> Text:
     return Text(" · ".join(parts), style="dim")
 
 
-def search_view(result: SearchResult, plain: bool = False) -> RenderableType:
+def search_view(result: SearchResult, plain: bool = False, scope: str = "") -> RenderableType:
     """Each chunk as a block: its file, where in it, its scores, the start of its text.
     `plain` (stdout is not a terminal): print with `console.print(view, soft_wrap=True)`,
-    so no line is cut at the width Rich assumes for a pipe."""
+    so no line is cut at the width Rich assumes for a pipe; the stale-file warning then
+    goes to stderr (`stale_notes`). `scope`: the store options, for the refresh commands."""
     if plain:
         return _plain(result)
     if not result.results:
         return Group(Text(f"no chunk matches {result.query!r}"), summary(result))
+    stale = {s.path: s.state for s in result.stale_sources}
     grid = Table.grid(padding=(0, 1))
     grid.add_column(justify="right", no_wrap=True)
     grid.add_column(overflow="fold")
     for number, hit in enumerate(result.results):
         body = Text(display_path(hit.file), style="bold")
+        if hit.file in stale:
+            state = stale[hit.file]
+            body.append(f"  ({STATE_LABELS[state]})", style=STATE_STYLES[state])
         if hit.locator:
             body.append("\n" + one_line(hit.locator), style="cyan")
         body.append("\n" + _scores(hit, result.retriever), style="dim")
@@ -65,7 +71,16 @@ def search_view(result: SearchResult, plain: bool = False) -> RenderableType:
         if number < len(result.results) - 1:
             body.append("\n")
         grid.add_row(Text(f"{hit.rank}.", style="bold"), body)
-    return Group(grid, Text(""), summary(result))
+    return Group(grid, Text(""), *stale_notes(result, scope), summary(result))
+
+
+def stale_notes(result: SearchResult, scope: str = "") -> list[Text]:
+    """The stale-file warning and the note of a --refresh, when there is one."""
+    notes = (
+        stale_warning(result.stale_sources, scope, again="search"),
+        refreshed_note(result.refreshed_sources, before="searching"),
+    )
+    return [note for note in notes if note is not None]
 
 
 def _snippet(text: str) -> str:

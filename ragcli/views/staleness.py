@@ -8,7 +8,7 @@ import shlex
 
 from rich.text import Text
 
-from ragcli.pipeline.results import StaleSource
+from ragcli.models import StaleSource
 from ragcli.views.format import display_path, plural
 
 STATE_LABELS = {"changed": "changed since ingest", "missing": "file deleted"}
@@ -19,7 +19,10 @@ def _paths(stale: list[StaleSource]) -> str:
     return " ".join(shlex.quote(display_path(s.path)) for s in stale)
 
 
-def stale_warning(stale: list[StaleSource]) -> Text | None:
+def stale_warning(stale: list[StaleSource], scope: str = "", again: str = "ask") -> Text | None:
+    """The warning and the commands that refresh the stale files. `scope` holds the
+    options that chose the store (--store, --collection, --config), so the commands act
+    on the same one; `again` names the command that takes --refresh."""
     if not stale:
         return None
     changed = [s for s in stale if s.state == "changed"]
@@ -32,18 +35,20 @@ def stale_warning(stale: list[StaleSource]) -> Text | None:
         counts = [f"{len(changed)} changed"] if changed else []
         counts += [f"{len(missing)} deleted"] if missing else []
         what = f"{plural(len(stale), 'cited file')} are stale ({', '.join(counts)})"
-    commands = [f"`ragcli ingest {_paths(changed)}`"] if changed else []
-    commands += [f"`ragcli rm {_paths(missing)}`"] if missing else []
+    scope = f" {scope}" if scope else ""
+    commands = [f"`ragcli ingest{scope} {_paths(changed)}`"] if changed else []
+    commands += [f"`ragcli rm{scope} {_paths(missing)}`"] if missing else []
     return Text(
-        f"⚠ {what}: ask again with --refresh, or run {' and '.join(commands)}", style="yellow"
+        f"⚠ {what}: {again} again with --refresh, or run {' and '.join(commands)}",
+        style="yellow",
     )
 
 
-def refreshed_note(refreshed: list[StaleSource]) -> Text | None:
+def refreshed_note(refreshed: list[StaleSource], before: str = "answering") -> Text | None:
     if not refreshed:
         return None
     done = ", ".join(
         f"{display_path(s.path)} ({'re-ingested' if s.state == 'changed' else 'removed'})"
         for s in refreshed
     )
-    return Text(f"refreshed before answering: {done}", style="dim")
+    return Text(f"refreshed before {before}: {done}", style="dim")
