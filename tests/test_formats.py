@@ -84,10 +84,15 @@ def test_office_files_saved_by_libreoffice_read_like_the_library_made_ones():
 
 def test_epub_chapters_in_reading_order_under_their_titles(tmp_path):
     sections = load(make.make_epub(tmp_path / "handbook.epub")).sections
-    chapters = [s for s in sections if s.locator in
-                ("Getting started", "Working offline", "Keyboard shortcuts")]
+    chapters = [
+        s
+        for s in sections
+        if s.locator in ("Getting started", "Working offline", "Keyboard shortcuts")
+    ]
     assert [s.locator for s in chapters] == [
-        "Getting started", "Working offline", "Keyboard shortcuts"
+        "Getting started",
+        "Working offline",
+        "Keyboard shortcuts",
     ]
     assert "keeps both versions of a paragraph" in chapters[1].text
 
@@ -159,7 +164,8 @@ def test_rst_sections_under_their_titles_with_line_ranges(tmp_path):
     doc.write_text("Guide\n=====\n\nIntro.\n\nInstall\n-------\n\nRun pip install.\n")
     sections = load(doc).sections
     assert [(s.heading, s.locator) for s in sections] == [
-        ("Guide", "line 4"), ("Guide > Install", "line 9")
+        ("Guide", "line 4"),
+        ("Guide > Install", "line 9"),
     ]
 
 
@@ -234,3 +240,27 @@ def test_a_missing_ocr_language_names_the_package_to_install(tmp_path):
     settings = settings_for(tmp_path / "store", **{"ingest.ocr_languages": "eng+klingon"})
     with pytest.raises(ConfigError, match=r"pip install tessdata-klingon"):
         service.ingestor(settings)
+
+
+def test_the_ingest_summary_counts_the_pages_ocr_read(tmp_path):
+    import json
+
+    from tests.storecheck import cli_env, ragcli
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    lines = ["Fire doors are inspected every quarter by the facilities team."]
+    make.scanned_png(docs / "note.png", lines)
+    make.scanned_pdf(docs / "scan.pdf", lines, blank_pages=1)
+    (docs / "plain.md").write_text("# Plain\n\nNo scanning here.\n")
+    store = str(tmp_path / "store")
+    report = ragcli("ingest", str(docs), "--store", store, "--json", cwd=tmp_path, env=cli_env())
+    assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout)["ocr_pages"] == 3  # the image, and both PDF pages
+    (docs / "plain.md").write_text("# Plain\n\nStill no scanning here.\n")
+    shown = ragcli("ingest", str(docs), "--store", store, cwd=tmp_path, env=cli_env(COLUMNS="80"))
+    assert "ocr" not in shown.stdout  # nothing was read by OCR this time
+    (docs / "note.png").unlink()
+    make.scanned_png(docs / "note.png", lines + ["Exits stay clear."])
+    shown = ragcli("ingest", str(docs), "--store", store, cwd=tmp_path, env=cli_env(COLUMNS="80"))
+    assert "1 page read by OCR" in shown.stdout

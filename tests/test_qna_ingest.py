@@ -215,3 +215,44 @@ def test_structured_files_without_pairs_are_skipped_outside_the_qna_collection(t
     # A CSV without question and answer columns is a table, read as a document.
     assert outcomes["prices.csv"] == ("new", "")
     assert report.count("failed") == 0
+
+
+def test_a_qna_shaped_workbook_goes_to_the_qna_path_and_a_plain_one_stays_a_table(tmp_path):
+    import openpyxl
+
+    folder = tmp_path / "faq"
+    folder.mkdir()
+    book = openpyxl.Workbook()
+    support = book.active
+    support.title = "Support"
+    support.append(["Frequently asked questions"])  # a title row above the header
+    support.append(["Question", "Answer", "Owner"])
+    for question, answer in PAIRS:
+        support.append([question, answer, "support"])
+    support.append(["What is the SLA?", None, "support"])  # malformed: no answer
+    billing = book.create_sheet("Billing")
+    billing.append(["question", "answer"])
+    billing.append(["Do you bill yearly?", 2024])  # a number is text to a QnA pair
+    book.create_sheet("Notes").append(["anything", "else"])  # no QnA header: ignored
+    faq = folder / "faq.xlsx"
+    book.save(faq)
+    table = openpyxl.Workbook()
+    table.active.append(["plan", "price"])
+    table.active.append(["Team", 6])
+    prices = folder / "prices.xlsx"
+    table.save(prices)
+    assert qna_format(faq, "docs", "qna") == "xlsx"
+    assert qna_format(prices, "docs", "qna") is None
+
+    ingestor, report = ingest(tmp_path, folder, collection="docs")
+    outcomes = {Path(f.path).name: (f.status, f.chunks, f.reason) for f in report.files}
+    assert outcomes["faq.xlsx"] == ("new", 3, "1 malformed entry skipped: entry 3: missing answer")
+    assert outcomes["prices.xlsx"][:2] == ("new", 1)
+    metadata = stored(ingestor, "docs")["metadatas"]
+    pairs = {m["question"]: (m["answer"], m.get("topic")) for m in metadata if "question" in m}
+    assert pairs == {
+        PAIRS[0][0]: (PAIRS[0][1], "Support"),
+        PAIRS[1][0]: (PAIRS[1][1], "Support"),
+        "Do you bill yearly?": ("2024", "Billing"),
+    }
+    assert any(m["file_type"] == "xlsx" for m in metadata)  # the price table, as a document

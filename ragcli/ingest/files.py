@@ -164,6 +164,7 @@ class FileSource:
             return item
         loaded = load(path)
         item.file_type, item.pages, item.notes = loaded.file_type, loaded.pages, loaded.notes
+        item.ocr_pages = loaded.ocr_pages
         item.chunks = self.chunker.chunk(loaded.sections)
         return item
 

@@ -42,6 +42,7 @@ class Item:
     file_type: str
     chunks: list[Chunk]
     pages: int | None = None
+    ocr_pages: int = 0  # pages (or images) read by OCR
     notes: list[str] = field(default_factory=list)
     # A large document's chunks, produced as they are read: at most a slice is in memory.
     stream: Callable[[], Iterator[Chunk]] | None = None

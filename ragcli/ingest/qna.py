@@ -1,18 +1,21 @@
 """QnA files: curated question/answer pairs for the tos mode's FAQ stage.
 
 Formats: YAML or JSON (a list of {question, answer} mappings, or a mapping holding such a
-list under `questions`, `faq`, `qna` or `items`), CSV with `question` and `answer` columns,
-and Markdown with `Q:` / `A:` pairs. Each pair becomes one chunk that is embedded by its
-question alone (a question matches a question best) and keeps its answer in its text and
-metadata. A malformed entry is reported by its number and skipped; the good ones load.
+list under `questions`, `faq`, `qna` or `items`), CSV and spreadsheets (.xlsx .xls .ods)
+with `question` and `answer` columns, and Markdown with `Q:` / `A:` pairs. Each pair
+becomes one chunk that is embedded by its question alone (a question matches a question
+best) and keeps its answer in its text and metadata. A malformed entry is reported by its
+number and skipped; the good ones load.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,10 +23,14 @@ from typing import Any
 from ragcli.ingest.chunker import Chunk
 from ragcli.ingest.loaders import LoadError, read_text
 from ragcli.ingest.loaders.encoding import decode
+from ragcli.ingest.loaders.tables import cell_text
 from ragcli.store.tokenizer import TokenCounter
 
 QNA_SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".csv": "csv"}
 MARKDOWN_SUFFIXES = {".md", ".markdown"}
+WORKBOOK_SUFFIXES = {".xlsx": "xlsx", ".xls": "xls", ".ods": "ods"}
+# Rows read from a sheet's top to find its header (a title row may come first).
+HEADER_SEARCH_ROWS = 5
 LIST_KEYS = ("questions", "faq", "qna", "items")
 # `Q:` / `A:` at the start of a line, also written `**Q:**`, `Question:` or `- Q:`.
 MD_MARKER = re.compile(
@@ -69,16 +76,19 @@ class QnaFile:
 
 
 def qna_format(path: Path, collection: str, qna_collection: str | None) -> str | None:
-    """The QnA format of `path` (yaml/json/csv/md), or None when it is a document.
+    """The QnA format of `path` (yaml/json/csv/xlsx/xls/ods/md), or None for a document.
 
-    YAML and JSON files are always QnA files: ragcli has no other use for them. A CSV is
-    one in the tos QnA collection, or when its header has `question` and `answer` columns;
-    any other CSV is a table (loaders/sheets.py). Markdown is a QnA file when ingested into
-    the tos QnA collection, or when its first line of text starts with `Q:`."""
+    YAML and JSON files are always QnA files: ragcli has no other use for them. A CSV or
+    a workbook is one in the tos QnA collection, or when its header has `question` and
+    `answer` columns; any other is a table (loaders/sheets.py). Markdown is a QnA file when
+    ingested into the tos QnA collection, or when its first line of text starts with `Q:`."""
     suffix = path.suffix.lower()
     in_qna_collection = qna_collection is not None and collection == qna_collection
     if suffix == ".csv" and not in_qna_collection:
         return "csv" if _csv_has_qna_header(path) else None
+    if suffix in WORKBOOK_SUFFIXES:
+        file_format = WORKBOOK_SUFFIXES[suffix]
+        return file_format if in_qna_collection or _workbook_has_qna(path, file_format) else None
     if suffix in QNA_SUFFIXES:
         return QNA_SUFFIXES[suffix]
     if suffix not in MARKDOWN_SUFFIXES:
@@ -100,6 +110,24 @@ def _csv_has_qna_header(path: Path) -> bool:
     return {"question", "answer"} <= columns
 
 
+def _is_qna_header(row: Sequence[object]) -> bool:
+    return {"question", "answer"} <= {cell_text(cell).lower() for cell in row}
+
+
+def _workbook_has_qna(path: Path, file_format: str) -> bool:
+    """A sheet with `question` and `answer` among its first rows' cells. A damaged file
+    is not a QnA file here: the document loader reports why it cannot be read."""
+    from ragcli.ingest.loaders.sheets import workbook_rows
+
+    try:
+        for _, rows in workbook_rows(path, file_format):
+            if any(_is_qna_header(row) for row in itertools.islice(rows, HEADER_SEARCH_ROWS)):
+                return True
+    except (LoadError, OSError):
+        return False
+    return False
+
+
 def _starts_with_question(path: Path) -> bool:
     try:
         with path.open(encoding="utf-8", errors="replace") as handle:
@@ -114,9 +142,12 @@ def _starts_with_question(path: Path) -> bool:
 
 def load_qna(path: Path, file_format: str) -> QnaFile:
     """Parse a QnA file. Raises LoadError when the file as a whole is unusable."""
-    text, _ = read_text(path)
-    parse = {"yaml": _parse_yaml, "json": _parse_json, "csv": _parse_csv, "md": _parse_markdown}
-    pairs, problems = parse[file_format](text)
+    if file_format in WORKBOOK_SUFFIXES.values():
+        pairs, problems = _parse_workbook(path, file_format)
+    else:
+        text, _ = read_text(path)
+        parse = {"yaml": _parse_yaml, "json": _parse_json, "csv": _parse_csv, "md": _parse_markdown}
+        pairs, problems = parse[file_format](text)
     pairs, duplicates = _drop_duplicates(pairs)
     problems = sorted(problems + duplicates, key=_entry_number)
     if not pairs:
@@ -213,23 +244,66 @@ def _parse_csv(text: str) -> tuple[list[QnaPair], list[str]]:
     missing = [name for name in ("question", "answer") if name not in columns]
     if missing:
         raise LoadError(f"CSV header lacks column(s): {', '.join(missing)}")
-    q_at, a_at = columns.index("question"), columns.index("answer")
-    pairs, problems = [], []
     try:
-        for number, row in enumerate(reader, start=1):
-            if not any(cell.strip() for cell in row):
-                continue
-            if len(row) != len(columns):
-                problems.append(f"entry {number}: {len(row)} fields, the header has {len(columns)}")
-                continue
-            pair, problem = _pair_from({"question": row[q_at], "answer": row[a_at]}, number)
-            if pair:
-                pairs.append(pair)
-            else:
-                problems.append(problem)
+        return _pairs_from_rows(columns, reader, strict_width=True)
     except csv.Error as exc:
         raise LoadError(f"not valid CSV at line {reader.line_num}: {exc}") from None
+
+
+def _pairs_from_rows(
+    columns: list[str],
+    rows: Iterable[Sequence[object]],
+    strict_width: bool = False,
+    first_entry: int = 1,
+    topic: str | None = None,
+) -> tuple[list[QnaPair], list[str]]:
+    """The pairs of a table whose header is `columns` (lower-cased), an entry per row.
+    `strict_width`: a row with another number of fields than the header is malformed (a
+    CSV's stray comma); a spreadsheet's rows may end early."""
+    q_at, a_at = columns.index("question"), columns.index("answer")
+    pairs, problems = [], []
+    for number, row in enumerate(rows, start=first_entry):
+        cells = [cell_text(cell) for cell in row]
+        if not any(cells):
+            continue
+        if strict_width and len(cells) != len(columns):
+            problems.append(f"entry {number}: {len(cells)} fields, the header has {len(columns)}")
+            continue
+        record = {
+            "question": cells[q_at] if q_at < len(cells) else "",
+            "answer": cells[a_at] if a_at < len(cells) else "",
+        }
+        pair, problem = _pair_from(record, number)
+        if pair:
+            pair.topic = topic
+            pairs.append(pair)
+        else:
+            problems.append(problem)
     return pairs, problems
+
+
+def _parse_workbook(path: Path, file_format: str) -> tuple[list[QnaPair], list[str]]:
+    """Every sheet whose header (within its first rows) has question and answer columns;
+    with several such sheets, each pair's topic is its sheet's name."""
+    from ragcli.ingest.loaders.sheets import workbook_rows
+
+    found: list[tuple[str, list[QnaPair], list[str]]] = []
+    entries = 0
+    for name, rows in workbook_rows(path, file_format):
+        for row in itertools.islice(rows, HEADER_SEARCH_ROWS):
+            if _is_qna_header(row):
+                columns = [cell_text(cell).lower() for cell in row]
+                pairs, problems = _pairs_from_rows(columns, rows, first_entry=entries + 1)
+                entries += len(pairs) + len(problems)
+                found.append((name, pairs, problems))
+                break
+    if not found:
+        raise LoadError("no sheet has a header with question and answer columns")
+    if len(found) > 1:
+        for name, pairs, _ in found:
+            for pair in pairs:
+                pair.topic = name
+    return [p for _, pairs, _ in found for p in pairs], [q for _, _, probs in found for q in probs]
 
 
 def _parse_markdown(text: str) -> tuple[list[QnaPair], list[str]]:

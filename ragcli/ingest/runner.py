@@ -59,6 +59,8 @@ class IngestReport:
     chunks_reused: int = 0
     # Files renamed or moved: {"from", "to", "chunks"}; the old path left the store.
     moved: list[dict[str, Any]] = field(default_factory=list)
+    # Pages and images whose text came from OCR, over every file this run stored.
+    ocr_pages: int = 0
 
     def count(self, status: str) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -75,6 +77,7 @@ class IngestReport:
             "chunks_added": self.chunks_added,
             "chunks_removed": self.chunks_removed,
             "chunks_reused": self.chunks_reused,
+            "ocr_pages": self.ocr_pages,
             "seconds": round(self.seconds, 2),
             "files": [asdict(f) for f in self.files if f.status != "unchanged"],
             "recovered": self.recovered,
@@ -425,6 +428,7 @@ class Ingestor:
         crash_point("after_manifest")
         report.chunks_added += count
         report.chunks_removed += len(stale)
+        report.ocr_pages += item.ocr_pages
         reason = "; ".join(item.notes)
         copied_from = item.copied.origin.path if item.copied else ""
         report.files.append(FileOutcome(item.key, item.status, reason, count, False, copied_from))

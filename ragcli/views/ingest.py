@@ -49,6 +49,8 @@ def ingest_view(report: dict[str, Any], show_repeated: bool = False) -> Renderab
         ("chunks", _chunks_line(report)),
         ("time", f"{report['seconds']:.1f} s"),
     ]
+    if report.get("ocr_pages"):  # the slow part of an ingest, and text that may be misread
+        lines.insert(2, ("ocr", f"{plural(report['ocr_pages'], 'page')} read by OCR"))
     if report.get("recovered"):
         repaired = plural(len(report["recovered"]), "file")
         lines.append(

@@ -38,9 +38,7 @@ def load_workbook(path: Path, file_type: str) -> LoadedFile:
 
 def _largest_sheet(path: Path) -> int:
     with zipfile.ZipFile(path) as archive:
-        sizes = [
-            m.file_size for m in archive.infolist() if m.filename.startswith("xl/worksheets/")
-        ]
+        sizes = [m.file_size for m in archive.infolist() if m.filename.startswith("xl/worksheets/")]
     return max(sizes, default=0)
 
 
@@ -78,6 +76,38 @@ def _read_openpyxl(path: Path, kind: str) -> list[Section]:
     except Exception as exc:
         raise library_error(kind, exc) from None
     return sections
+
+
+def workbook_rows(path: Path, file_type: str) -> Iterator[tuple[str, Iterator[Sequence[object]]]]:
+    """(name, rows) of each sheet of a workbook, for a QnA workbook (qna.py). An .xlsx is
+    streamed with openpyxl in read-only mode, so finding its header reads only its start
+    however many rows it has; .xls and .ods are read by calamine."""
+    kind = KINDS[file_type]
+    if file_type != "xls":
+        check_zip(path, kind)
+    try:
+        if file_type == "xlsx":
+            import openpyxl
+
+            workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+            try:
+                for sheet in workbook.worksheets:
+                    yield sheet.title, sheet.iter_rows(values_only=True)
+            finally:
+                workbook.close()
+        else:
+            from python_calamine import CalamineWorkbook
+
+            book = CalamineWorkbook.from_path(str(path))
+            try:
+                for name in book.sheet_names:
+                    yield name, book.get_sheet_by_name(name).iter_rows()
+            finally:
+                book.close()
+    except LoadError:
+        raise
+    except Exception as exc:  # damage, a password: the libraries raise many types
+        raise library_error(kind, exc) from None
 
 
 def sheet_sections(
