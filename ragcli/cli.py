@@ -19,7 +19,7 @@ from typer.core import TyperArgument, TyperGroup
 
 from ragcli import __version__
 from ragcli.errors import ExitCode, RagcliError, exit_code_for
-from ragcli.pipeline.modes import MODE_NAMES
+from ragcli.pipeline.modes import AUTO, MODE_NAMES
 from ragcli.terminal import can_animate, make_console
 
 if TYPE_CHECKING:
@@ -329,7 +329,12 @@ def ask(
     question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question to answer.")],
     mode: Annotated[
         str,
-        typer.Option("--mode", "-m", metavar="MODE", help=f"One of: {', '.join(MODE_NAMES)}."),
+        typer.Option(
+            "--mode",
+            "-m",
+            metavar="MODE",
+            help=f"One of: {', '.join(MODE_NAMES)}; {AUTO} picks one per question.",
+        ),
     ] = "standard",
     top_k: TopKOpt = None,
     llm: LlmOpt = None,

@@ -114,6 +114,23 @@ class AgenticSettings(Section):
         return self
 
 
+class AutoSettings(Section):
+    """`--mode auto`'s rules (pipeline/modes/auto/routing.py), on the similarity scale of
+    retrieval scores, as the tos thresholds are."""
+
+    faq_threshold: float = Field(0.80, ge=0.0, le=1.0)
+    min_parts: int = Field(2, ge=2, le=10)
+    strong_evidence: float = Field(0.70, ge=0.0, le=1.0)
+    min_strong_chunks: int = Field(1, ge=1, le=100)
+    weak_evidence: float = Field(0.40, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _bands_ordered(self) -> AutoSettings:
+        if self.weak_evidence > self.strong_evidence:
+            raise ValueError("weak_evidence must not be above strong_evidence")
+        return self
+
+
 class LLMSettings(Section):
     provider: Literal["auto", "openai", "extractive"] = "auto"
     model: str = "gpt-4o-mini"
@@ -175,6 +192,7 @@ class Settings(Section):
     reflect: ReflectSettings = ReflectSettings()
     tos: TosSettings = TosSettings()
     agentic: AgenticSettings = AgenticSettings()
+    auto: AutoSettings = AutoSettings()
     llm: LLMSettings = LLMSettings()
     web: WebSettings = WebSettings()
     prices: dict[str, ModelPrice] = Field(
@@ -191,6 +209,7 @@ class Settings(Section):
             "reflect": self.reflect.model_dump(),
             "tos": self.tos.model_dump(exclude={"handoff_message"}),
             "agentic": self.agentic.model_dump(),
+            "auto": self.auto.model_dump(),
             "limits": self.limits.model_dump(),
         }
 

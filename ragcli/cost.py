@@ -46,4 +46,3 @@ def estimate_usage(
         int(usage.get("prompt_tokens", 0) or 0),
         int(usage.get("completion_tokens", 0) or 0),
     )
-

@@ -266,11 +266,11 @@ def ask(
     since they were ingested are re-ingested (or removed) first."""
     from ragcli.llm import make_llm
     from ragcli.pipeline.context import RunContext
-    from ragcli.pipeline.modes.registry import MODES
+    from ragcli.pipeline.modes.registry import RUNNABLE
     from ragcli.web import make_web
 
-    if mode not in MODES:
-        raise ConfigError(f"--mode {mode!r}: choose one of {', '.join(MODES)}")
+    if mode not in RUNNABLE:
+        raise ConfigError(f"--mode {mode!r}: choose one of {', '.join(RUNNABLE)}")
     if not question.strip():
         raise ConfigError("the question is empty")
     started = time.perf_counter()
@@ -299,7 +299,7 @@ def ask(
     ctx = RunContext(
         settings=settings, retriever=search, llm=llm, trace=trace, web=web, on_token=on_token
     )
-    result = MODES[mode](ctx, question)
+    result = RUNNABLE[mode](ctx, question)
     result.stale_sources = check_sources(settings, collection, source_files(result.sources))
     result.refreshed_sources = refreshed
     if filters is not None and filters.active:

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from ragcli import service
 from ragcli.cli import app
-from ragcli.pipeline.modes import MODE_NAMES
+from ragcli.pipeline.modes import AUTO, MODE_NAMES
 from ragcli.pipeline.results import AskResult, json_schema
 from ragcli.trace.recorder import Trace
 from tests.conftest import settings_for
@@ -41,7 +41,7 @@ def test_the_published_schema_is_the_one_the_models_generate():
     )
 
 
-@pytest.mark.parametrize("mode", MODE_NAMES)
+@pytest.mark.parametrize("mode", [*MODE_NAMES, AUTO])
 def test_ask_json_of_every_mode_matches_the_schema(sample_store, validator, mode):
     run = CliRunner().invoke(
         app,

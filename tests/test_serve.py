@@ -23,7 +23,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from ragcli.pipeline.modes.registry import MODES
+from ragcli.pipeline.modes.registry import RUNNABLE as MODES
 from ragcli.serve.tools import ModeName
 from tests.conftest import SAMPLE
 from tests.storecheck import cli_env, ragcli

@@ -98,9 +98,14 @@ class FileSource:
             outcome.status,
             outcome.reason,
         )
-        if known and same_verdict and (known.size, known.mtime_ns) == (
-            stat.st_size,
-            stat.st_mtime_ns,
+        if (
+            known
+            and same_verdict
+            and (known.size, known.mtime_ns)
+            == (
+                stat.st_size,
+                stat.st_mtime_ns,
+            )
         ):
             outcome.repeated = True
             return

@@ -17,6 +17,7 @@ from ragcli.models import (
     Usage,
 )
 from ragcli.pipeline.modes.agentic.details import AgenticDetails
+from ragcli.pipeline.modes.auto.details import AutoDetails
 from ragcli.pipeline.modes.crag.details import CragDetails
 from ragcli.pipeline.modes.reflect.details import ReflectionDetails
 from ragcli.pipeline.modes.tos.details import TosDetails
@@ -46,13 +47,13 @@ class AskResult(Record):
     # absent from the JSON when there are none, as in the traces of earlier versions.
     stale_sources: list[StaleSource] = Field(default_factory=list, exclude_if=lambda v: not v)
     # With --refresh: the retrieved files re-ingested (changed) or removed (missing) first.
-    refreshed_sources: list[StaleSource] = Field(
-        default_factory=list, exclude_if=lambda v: not v
-    )
+    refreshed_sources: list[StaleSource] = Field(default_factory=list, exclude_if=lambda v: not v)
     crag_details: CragDetails | None = None
     reflection_details: ReflectionDetails | None = None
     tos_details: TosDetails | None = None
     agentic_details: AgenticDetails | None = None
+    # --mode auto: the mode it chose, the rule and the signals behind the choice.
+    auto_details: AutoDetails | None = None
     usage: Usage = Field(default_factory=Usage)
     timings_ms: dict[str, float] = Field(default_factory=dict)
 

@@ -23,7 +23,7 @@ from ragcli.store.filters import make_filters
 
 # The modes' names, spelled out so the tool's input schema lists them as an enum;
 # tests/test_serve.py checks them against the registry.
-ModeName = Literal["standard", "crag", "reflect", "both", "tos", "agentic"]
+ModeName = Literal["standard", "crag", "reflect", "both", "tos", "agentic", "auto"]
 
 INSTRUCTIONS = (
     "ragcli answers from the user's own ingested documents. `search` returns ranked chunks "
@@ -114,7 +114,8 @@ def build_server(settings: Settings, resources: service.Resources | None = None)
             Field(
                 description="standard (retrieve, answer), crag (grade the sources, rewrite "
                 "or search the web), reflect (check and refine the answer), both, tos "
-                "(FAQ first, then documents, else a handoff), agentic (split the question)."
+                "(FAQ first, then documents, else a handoff), agentic (split the question), "
+                "auto (picks one of these per question, before any model call)."
             ),
         ] = "standard",
         top_k: TopK = None,

@@ -115,9 +115,11 @@ def ask_view(
     result: AskResult, trace: Trace | None = None, cost: float | None = None, scope: str = ""
 ) -> RenderableType:
     """`scope`: the command line's store options, repeated in the refresh commands."""
-    parts: list[RenderableType] = [
-        answer_panel(result.answer, _badge(result), answer_style(result.answer_type))
-    ]
+    parts: list[RenderableType] = []
+    if result.auto_details is not None:  # what --mode auto chose, before what it answered
+        auto = result.auto_details
+        parts.append(Text(f"auto → {auto.mode}: {auto.reason}", style="bold cyan"))
+    parts.append(answer_panel(result.answer, _badge(result), answer_style(result.answer_type)))
     parts += [Text(f"⚠ {note}", style="yellow") for note in result.notes]
     if result.tos_details:
         parts += tos_parts(result.tos_details)

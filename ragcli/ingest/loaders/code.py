@@ -15,16 +15,50 @@ from ragcli.ingest.loaders.encoding import read_text
 
 # Suffix → tree-sitter grammar name.
 LANGUAGES = {
-    ".py": "python", ".pyi": "python",
-    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
-    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
-    ".go": "go", ".rs": "rust", ".java": "java", ".kt": "kotlin", ".kts": "kotlin",
-    ".scala": "scala", ".c": "c", ".h": "c", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp",
-    ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".cs": "csharp", ".rb": "ruby",
-    ".php": "php", ".swift": "swift", ".sh": "bash", ".bash": "bash", ".zsh": "bash",
-    ".sql": "sql", ".lua": "lua", ".r": "r", ".pl": "perl", ".pm": "perl", ".jl": "julia",
-    ".ex": "elixir", ".exs": "elixir", ".erl": "erlang", ".hs": "haskell", ".ml": "ocaml",
-    ".dart": "dart", ".ps1": "powershell",
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".kt": "kotlin",
+    ".kts": "kotlin",
+    ".scala": "scala",
+    ".c": "c",
+    ".h": "c",
+    ".cpp": "cpp",
+    ".cc": "cpp",
+    ".cxx": "cpp",
+    ".hpp": "cpp",
+    ".hh": "cpp",
+    ".hxx": "cpp",
+    ".cs": "csharp",
+    ".rb": "ruby",
+    ".php": "php",
+    ".swift": "swift",
+    ".sh": "bash",
+    ".bash": "bash",
+    ".zsh": "bash",
+    ".sql": "sql",
+    ".lua": "lua",
+    ".r": "r",
+    ".pl": "perl",
+    ".pm": "perl",
+    ".jl": "julia",
+    ".ex": "elixir",
+    ".exs": "elixir",
+    ".erl": "erlang",
+    ".hs": "haskell",
+    ".ml": "ocaml",
+    ".dart": "dart",
+    ".ps1": "powershell",
 }
 # Characters per section: about one chunk of code (code tokenizes densely).
 SECTION_CHARS = 900
@@ -69,11 +103,28 @@ def _units(text: str, language: str) -> list[_Unit] | None:
 
 def _is_definition(node: Any) -> bool:
     kind = node.type
-    return any(
-        word in kind
-        for word in ("function", "class", "method", "struct", "impl", "trait", "interface",
-                     "enum", "module", "definition", "declaration", "object", "namespace")
-    ) and "import" not in kind and node.end_point[0] > node.start_point[0]
+    return (
+        any(
+            word in kind
+            for word in (
+                "function",
+                "class",
+                "method",
+                "struct",
+                "impl",
+                "trait",
+                "interface",
+                "enum",
+                "module",
+                "definition",
+                "declaration",
+                "object",
+                "namespace",
+            )
+        )
+        and "import" not in kind
+        and node.end_point[0] > node.start_point[0]
+    )
 
 
 def _name(node: Any) -> str | None:

@@ -29,8 +29,20 @@ NAMES = {
 }
 # Encodings in which a byte may be part of a character: charset-normalizer's choice of one
 # of these is trusted over the Windows-1252 default below.
-MULTI_BYTE = ("cp932", "shift_jis", "euc_jp", "iso2022", "gb", "big5", "hz", "euc_kr",
-              "cp949", "johab", "cp950", "utf")
+MULTI_BYTE = (
+    "cp932",
+    "shift_jis",
+    "euc_jp",
+    "iso2022",
+    "gb",
+    "big5",
+    "hz",
+    "euc_kr",
+    "cp949",
+    "johab",
+    "cp950",
+    "utf",
+)
 SAMPLE = 1 << 20  # bytes charset-normalizer looks at
 
 

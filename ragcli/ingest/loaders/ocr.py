@@ -78,9 +78,7 @@ def _engine(languages: str) -> Any:
         check_languages(languages)
         import tesserocr
 
-        cached[languages] = tesserocr.PyTessBaseAPI(
-            path=str(tessdata_dirs()[0]), lang=languages
-        )
+        cached[languages] = tesserocr.PyTessBaseAPI(path=str(tessdata_dirs()[0]), lang=languages)
     return cached[languages]
 
 
@@ -150,7 +148,7 @@ def _set_activity(path: Path | None, page: int = 0, pages: int = 0) -> None:
 
 
 def empty_pages_note(sections: list[Section], pages: int) -> list[str]:
-    """"OCR found no text on page 3" (a blank or unreadable scan), never silently empty."""
+    """ "OCR found no text on page 3" (a blank or unreadable scan), never silently empty."""
     empty = [s.page for s in sections if s.locator and "OCR" in s.locator and not s.text]
     if not empty:
         return []
@@ -163,7 +161,10 @@ def empty_pages_note(sections: list[Section], pages: int) -> list[str]:
 
 
 def iter_ocr_pages(
-    path: Path, pages: list[int], render: Callable[[int], Any], options: LoadOptions,
+    path: Path,
+    pages: list[int],
+    render: Callable[[int], Any],
+    options: LoadOptions,
     stopping: Callable[[], bool],
 ) -> Iterator[tuple[int, str]]:
     """(page, text) for each page number in `pages`, rendered by `render` and OCR'd."""

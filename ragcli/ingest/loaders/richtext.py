@@ -134,8 +134,11 @@ def _odt_rows(table: Any) -> list[list[str]]:
                 continue
             if name[1] == "table-row":
                 cells = [
-                    "\n".join(_odt_text(p, []) for p in cell.childNodes
-                              if getattr(p, "qname", (None, None))[1] == "p")
+                    "\n".join(
+                        _odt_text(p, [])
+                        for p in cell.childNodes
+                        if getattr(p, "qname", (None, None))[1] == "p"
+                    )
                     for cell in child.childNodes
                     if getattr(cell, "qname", (None, None))[1] == "table-cell"
                 ]

@@ -31,9 +31,7 @@ def markdown_sections(text: str) -> list[Section]:
     return list(iter_markdown_sections(text.splitlines()))
 
 
-def iter_markdown_sections(
-    lines: Iterable[str], max_chars: int = 1 << 20
-) -> Iterator[Section]:
+def iter_markdown_sections(lines: Iterable[str], max_chars: int = 1 << 20) -> Iterator[Section]:
     """Split at headings; each section keeps its heading path ("Install > Linux").
 
     A section longer than `max_chars` comes in several parts under the same heading, so
@@ -90,9 +88,7 @@ def rst_sections(text: str) -> list[Section]:
     while index < len(lines):
         title, under = lines[index - 1].strip(), lines[index]
         match = RST_ADORNMENT.match(under)
-        if title and match and len(under.rstrip()) >= len(title) and not RST_ADORNMENT.match(
-            title
-        ):
+        if title and match and len(under.rstrip()) >= len(title) and not RST_ADORNMENT.match(title):
             over = index >= 2 and lines[index - 2].strip() == under.strip()
             style = match.group(1) + ("o" if over else "")
             first = index - 2 if over else index - 1

@@ -4,3 +4,4 @@ others' parts. registry.py maps names to modes; the names are here, free of impo
 the command line can list them without loading the pipeline."""
 
 MODE_NAMES = ("standard", "crag", "reflect", "both", "tos", "agentic")
+AUTO = "auto"  # not a mode of its own: it picks one of MODE_NAMES per question

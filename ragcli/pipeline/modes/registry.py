@@ -5,6 +5,7 @@ from collections.abc import Callable
 from ragcli.pipeline.context import RunContext
 from ragcli.pipeline.modes import both, standard
 from ragcli.pipeline.modes.agentic import mode as agentic_mode
+from ragcli.pipeline.modes.auto import mode as auto_mode
 from ragcli.pipeline.modes.crag import mode as crag_mode
 from ragcli.pipeline.modes.reflect import mode as reflect_mode
 from ragcli.pipeline.modes.tos import mode as tos_mode
@@ -20,3 +21,5 @@ MODES: dict[str, Mode] = {
     "tos": tos_mode.run,
     "agentic": agentic_mode.run,
 }
+# `--mode auto` picks one of MODES per question; compare runs MODES only.
+RUNNABLE: dict[str, Mode] = {**MODES, "auto": auto_mode.run}
