@@ -131,6 +131,13 @@ class AutoSettings(Section):
         return self
 
 
+class SupportSettings(Section):
+    """The sentence-support check every answer gets (pipeline/support.py)."""
+
+    enabled: bool = True
+    threshold: float = Field(0.5, ge=0.0, le=1.0)
+
+
 class LLMSettings(Section):
     provider: Literal["auto", "openai", "extractive"] = "auto"
     model: str = "gpt-4o-mini"
@@ -193,6 +200,7 @@ class Settings(Section):
     tos: TosSettings = TosSettings()
     agentic: AgenticSettings = AgenticSettings()
     auto: AutoSettings = AutoSettings()
+    support: SupportSettings = SupportSettings()
     llm: LLMSettings = LLMSettings()
     web: WebSettings = WebSettings()
     prices: dict[str, ModelPrice] = Field(
@@ -210,6 +218,7 @@ class Settings(Section):
             "tos": self.tos.model_dump(exclude={"handoff_message"}),
             "agentic": self.agentic.model_dump(),
             "auto": self.auto.model_dump(),
+            "support": self.support.model_dump(),
             "limits": self.limits.model_dump(),
         }
 

@@ -300,6 +300,8 @@ def ask(
         settings=settings, retriever=search, llm=llm, trace=trace, web=web, on_token=on_token
     )
     result = RUNNABLE[mode](ctx, question)
+    if settings.support.enabled and result.answer_type in CHECKED_ANSWERS:
+        check_support(settings, emb, result, trace)
     result.stale_sources = check_sources(settings, collection, source_files(result.sources))
     result.refreshed_sources = refreshed
     if filters is not None and filters.active:
@@ -313,6 +315,31 @@ def ask(
     trace.result = result.to_json_dict()
     save_trace(settings, trace)
     return result
+
+
+# Outcomes whose text is an answer drawn from the sources; the others are ragcli's own words.
+CHECKED_ANSWERS = ("answer", "limited", "unverified")
+
+
+def check_support(settings: Settings, emb, result: AskResult, trace: Trace) -> None:
+    """Each answer sentence against the sources it cites (pipeline/support.py): the
+    result's `support`, and a step of the trace."""
+    from ragcli.pipeline.support import SupportChecker
+
+    own = list(result.notes)  # ragcli's own words inside the answer are not claims
+    if result.tos_details is not None and result.tos_details.uncertainty_note:
+        own.append(result.tos_details.uncertainty_note)
+    checker = SupportChecker(emb, settings.support.threshold)
+    with trace.step("support", answer_chars=len(result.answer)) as step:
+        result.support = checker.check(result.answer, result.sources, skip=own)
+        marked = [s for s in result.support if not s.supported or s.uncited]
+        step.scores = {"sentences": len(result.support), "marked": len(marked)}
+        step.threshold = {"support.threshold": settings.support.threshold}
+        step.decision = f"{len(marked)} of {len(result.support)} sentences marked"
+        step.details["sentences"] = [
+            s.model_dump(include={"sentence", "score", "cites", "backed_by", "uncited"})
+            for s in result.support
+        ]
 
 
 def source_files(chunks: list) -> list[str]:

@@ -42,11 +42,16 @@ def test_approved_at_once(sample_store):
             "hallucination": False,
             "reason": "stub verdict 0.9",
             "action": "approved",
+            # The sentence-support check beside the model's verdict: its one sentence is
+            # backed by source [1], the price table.
+            "support": 1.0,
         }
     ]
     assert details.reflection.sources_cited == ["1"]
     assert result.notes == [] and result.usage.llm_calls == 2
     assert "Answer to check" in llm.prompts()[1] and result.answer in llm.prompts()[1]
+    reflect_step = steps_named(settings, result, "reflect")[0]
+    assert reflect_step.scores == {"reflection": 0.9, "support": 1.0}  # both verdicts
 
 
 def test_refine_then_approve_retrieves_fresh_chunks(sample_store):

@@ -21,6 +21,7 @@ from ragcli.pipeline.modes.auto.details import AutoDetails
 from ragcli.pipeline.modes.crag.details import CragDetails
 from ragcli.pipeline.modes.reflect.details import ReflectionDetails
 from ragcli.pipeline.modes.tos.details import TosDetails
+from ragcli.pipeline.support import SentenceSupport
 
 
 class BackendInfo(Record):
@@ -52,6 +53,8 @@ class AskResult(Record):
     reflection_details: ReflectionDetails | None = None
     tos_details: TosDetails | None = None
     agentic_details: AgenticDetails | None = None
+    # Each answer sentence checked against the sources it cites; absent when not checked.
+    support: list[SentenceSupport] = Field(default_factory=list, exclude_if=lambda v: not v)
     # --mode auto: the mode it chose, the rule and the signals behind the choice.
     auto_details: AutoDetails | None = None
     usage: Usage = Field(default_factory=Usage)

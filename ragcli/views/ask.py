@@ -16,6 +16,7 @@ from ragcli.views.layout import Cell, Col, FitTable
 from ragcli.views.reflect import rounds_table
 from ragcli.views.staleness import STATE_LABELS, STATE_STYLES, refreshed_note, stale_warning
 from ragcli.views.steps import details_tables, steps_table
+from ragcli.views.support import support_marks
 from ragcli.views.tos import tos_parts
 
 # Step details worth showing with an answer; `ragcli trace` shows them all.
@@ -119,7 +120,9 @@ def ask_view(
     if result.auto_details is not None:  # what --mode auto chose, before what it answered
         auto = result.auto_details
         parts.append(Text(f"auto → {auto.mode}: {auto.reason}", style="bold cyan"))
-    parts.append(answer_panel(result.answer, _badge(result), answer_style(result.answer_type)))
+    marked, footnotes = support_marks(result)
+    parts.append(answer_panel(marked, _badge(result), answer_style(result.answer_type)))
+    parts += footnotes
     parts += [Text(f"⚠ {note}", style="yellow") for note in result.notes]
     if result.tos_details:
         parts += tos_parts(result.tos_details)

@@ -13,11 +13,14 @@ from ragcli.views.layout import Cell, Col, FitTable
 
 
 def rounds_table(details: ReflectionDetails) -> FitTable:
+    """`grounded` is the model's verdict; `support` the sentence-support check's share of
+    sentences backed by their sources, beside it."""
     columns = [
         Col("round", justify="right"),
         Col("query", kind="flex", min_width=14),
         Col("score vs min"),
         Col("grounded"),
+        Col("support", justify="right", drop=3),
         Col("hallucination", drop=2),
         Col("action", kind="flex", min_width=10),
         Col("reason", kind="flex", min_width=14, drop=1),
@@ -28,6 +31,7 @@ def rounds_table(details: ReflectionDetails) -> FitTable:
             r.query,
             versus(r.score, details.min_score),
             flag(r.grounded),
+            "-" if r.support is None else f"{r.support:.0%}",
             flag(r.hallucination),
             styled(r.action),
             r.reason,

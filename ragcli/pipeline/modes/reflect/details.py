@@ -16,6 +16,9 @@ class ReflectionRound(Record):
     hallucination: bool | None = None
     reason: str = ""
     action: str = ""
+    # The sentence-support check beside the model's verdict: the share of the answer's
+    # sentences its sources back. Absent in runs stored before the check existed.
+    support: float | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class ReflectionDetails(Record):

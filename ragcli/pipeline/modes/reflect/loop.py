@@ -29,6 +29,7 @@ class Round:
     answer: str
     chunks: list[RetrievedChunk]
     reflection: Reflection | None = None
+    support: float | None = None  # share of sentences the support check finds backed
     action: str = ""
 
     @property
@@ -73,6 +74,7 @@ def _history_row(r: Round) -> ReflectionRound:
         hallucination=checked.hallucination_detected if checked else None,
         reason=checked.reflection_reason if checked else "",
         action=r.action,
+        support=r.support,
     )
 
 
@@ -91,7 +93,9 @@ def reflective_loop(
         if not ctx.budget.allow_llm_calls(1, "reflection"):
             current.action = "not checked (limit)"
             break
-        reflection = reflect_steps.reflect(ctx, question, answer, chunks, iteration)
+        reflection, current.support = reflect_steps.reflect(
+            ctx, question, answer, chunks, iteration
+        )
         current.reflection = reflection
         if reflection.reflection_score >= settings.min_score:
             current.action = "approved"

@@ -13,12 +13,15 @@ log = logging.getLogger("ragcli")
 
 def reflect(
     ctx: RunContext, query: str, answer: str, chunks: list[RetrievedChunk], round_number: int
-) -> Reflection:
+) -> tuple[Reflection, float | None]:
+    """The model's verdict, and beside it the sentence-support check's share of supported
+    sentences (None when the check is off or the answer claims nothing)."""
     min_score = ctx.settings.reflect.min_score
     with ctx.trace.step("reflect", query=query, round=round_number, chunks=len(chunks)) as step:
         reflection = ctx.llm.reflect(query, answer, chunks, min_score)
+        support = support_share(ctx, answer, chunks)
         approved = reflection.reflection_score >= min_score
-        step.scores = {"reflection": reflection.reflection_score}
+        step.scores = {"reflection": reflection.reflection_score, "support": support}
         step.threshold = {"min_score": min_score}
         step.decision = "approved" if approved else "below min_score"
         step.details["reflection"] = [
@@ -31,6 +34,7 @@ def reflect(
                 "sources_cited": reflection.sources_cited,
                 "needs_regeneration": reflection.needs_regeneration,
                 "reason": reflection.reflection_reason,
+                "support": support,
             }
         ]
         log.info(
@@ -38,7 +42,19 @@ def reflect(
             reflection.reflection_score,
             reflection.answer_grounded,
         )
-    return reflection
+    return reflection, support
+
+
+def support_share(ctx: RunContext, answer: str, chunks: list[RetrievedChunk]) -> float | None:
+    from ragcli.pipeline.support import SupportChecker
+
+    if not ctx.settings.support.enabled:
+        return None
+    checker = SupportChecker(ctx.retriever.embedder, ctx.settings.support.threshold)
+    checked = checker.check(answer, chunks)
+    if not checked:
+        return None
+    return round(sum(1 for s in checked if s.supported) / len(checked), 3)
 
 
 def refine(ctx: RunContext, query: str, feedback: str, chunks: list[RetrievedChunk]) -> str:

@@ -1,0 +1,211 @@
+"""Sentence-level support: every sentence of an answer, whatever mode or backend wrote it,
+is checked against the sources it cites (against all of them when it cites none), with no
+model call. A sentence its sources do not back is marked, and one that states a fact
+without citing anything is flagged as uncited.
+
+A sentence's support from one source is a calibrated probability (ragcli/data/support.json,
+fitted by scripts/fit_support.py on tests/data/support.yaml, as `calibrate` fits relevance)
+from three features:
+
+- similarity: the best cosine between the sentence and one of the source's sentences;
+- coverage:   the share of the sentence's content terms the source contains;
+- specifics:  1 when the source contains every number, identifier and name of the sentence,
+              else 0: a changed number or name ("30 days" → "60 days") makes a sentence
+              wrong while barely moving the other two.
+
+A sentence found word for word in a source is supported without scoring it."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
+
+from ragcli.llm.text import WORD, normalise, sentences, terms
+from ragcli.models import Record, RetrievedChunk
+
+if TYPE_CHECKING:  # numpy loads with the embedder, not with the models that name it
+    import numpy as np
+
+FEATURES = ("similarity", "coverage", "specifics")
+# Where a sentence ends: after . ! or ? and the citations that follow it, before the next
+# sentence's capital, digit, quote or bracket; or at a line break.
+BOUNDARY = re.compile(
+    r"(?<=[.!?])(?P<cites>(?:\s*\[\d+(?:\s*,\s*\d+)*\])*)\s+(?!\[\d)(?=[\"'(\[`*]?[A-Z0-9])|\n+"
+)
+CITATIONS = re.compile(r"\s*\[(\d+(?:\s*,\s*\d+)*)\]")
+FENCE = re.compile(r"^\s*(```|~~~)", re.M)
+# Numbers, versions, identifiers (`code`, snake_case, dotted.names, CamelCase), and names
+# capitalised inside a sentence: the details a plausible wrong sentence changes.
+CODE = re.compile(r"`([^`]+)`")
+SPECIFIC = re.compile(r"\b(?:\d[\w.,:/-]*|\w+[_.]\w[\w.]*|[a-z]+[A-Z]\w*|[A-Z][\w-]*[A-Z0-9]\w*)\b")
+CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
+MIN_WORDS = 3  # shorter fragments ("Yes.", a label) are not claims
+# "The documents do not say ...", "I could not find this in the sources": a statement
+# about the sources' silence claims nothing to check (ragcli's own fallbacks read so too).
+HEDGE = re.compile(
+    r"\b(?:documents?|sources?|context|passages?)\b.*\b(?:not|no|n't|cannot|neither)\b"
+    r"|\b(?:not|no|n't|cannot)\b.*\b(?:documents?|sources?|context|passages?)\b",
+    re.I,
+)
+
+
+class SentenceSupport(Record):
+    """One answer sentence and how well its sources back it."""
+
+    sentence: str  # as written, citations removed
+    cites: list[int]  # the source numbers it cites
+    score: float  # calibrated support from the best of the sources checked (0–1)
+    backed_by: list[int]  # the sources whose own support reaches the threshold
+    supported: bool
+    uncited: bool  # states a fact and cites no source
+    # Offset in the answer just after the sentence, where a view puts its mark; not in the
+    # JSON (a stored result is shown with footnotes only).
+    end: int | None = Field(default=None, exclude=True)
+
+
+@dataclass(frozen=True)
+class SupportModel:
+    weights: tuple[float, ...]
+    bias: float
+
+    def probability(self, features: Sequence[float]) -> float:
+        z = self.bias + sum(w * f for w, f in zip(self.weights, features, strict=True))
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+@lru_cache(maxsize=1)
+def bundled_model() -> SupportModel:
+    raw = json.loads(resources.files("ragcli").joinpath("data/support.json").read_text())
+    assert raw["features"] == list(FEATURES), "support.json: features out of date"
+    return SupportModel(tuple(raw["weights"]), raw["bias"])
+
+
+@dataclass
+class Claim:
+    text: str  # citations removed
+    cites: list[int]
+    end: int
+
+
+def claims(answer: str, skip: Sequence[str] = ()) -> list[Claim]:
+    """The answer's sentences with the citations that follow each, outside code blocks
+    and the "Sources:" list some answers end with; hedges and the sentences of `skip`
+    (ragcli's own notes inside an answer) are not claims."""
+    fenced = _fenced_spans(answer)
+    found: list[Claim] = []
+    start = 0
+    for match in [*BOUNDARY.finditer(answer), None]:
+        begin = start
+        end = len(answer) if match is None else match.start() + len(match.group("cites") or "")
+        start = len(answer) if match is None else match.end()
+        if any(a <= begin < b or a < end <= b for a, b in fenced):
+            continue  # code is quoted, not claimed
+        segment = answer[begin:end]
+        text = " ".join(CITATIONS.sub("", segment).split()).lstrip("-*• ").strip()
+        text = re.sub(r"\s+([.!?,;:])", r"\1", text)  # "nightly [1]." read "nightly."
+        if len(WORD.findall(text)) < MIN_WORDS or text.lower().startswith("sources:"):
+            continue
+        if HEDGE.search(text) or text in skip or text.endswith("?"):
+            continue  # a hedge, ragcli's own note, a question: nothing claimed
+        numbers = [int(n) for group in CITATIONS.findall(segment) for n in group.split(",")]
+        found.append(Claim(text, list(dict.fromkeys(numbers)), end))
+    return found
+
+
+def _fenced_spans(text: str) -> list[tuple[int, int]]:
+    marks = [m.start() for m in FENCE.finditer(text)]
+    return [(marks[i], marks[i + 1]) for i in range(0, len(marks) - 1, 2)]
+
+
+def specifics(text: str) -> set[str]:
+    found = {m.lower() for m in CODE.findall(text)}
+    bare = CODE.sub(" ", text)
+    found |= {m.lower() for m in SPECIFIC.findall(bare)}
+    found |= {m.lower() for m in CAPITALISED.findall(bare)}
+    return found
+
+
+def states_a_fact(text: str) -> bool:
+    """A sentence that asserts something checkable: it names a number, an identifier or a
+    name, or has several content words; a lead-in (":") asserts nothing."""
+    if text.rstrip().endswith(":"):
+        return False
+    return bool(specifics(text)) or len(terms(text)) >= 5
+
+
+class SupportChecker:
+    """Checks answers against their sources; holds the embedder and the fitted model."""
+
+    def __init__(self, embedder: Any, threshold: float, model: SupportModel | None = None):
+        self.embedder = embedder
+        self.threshold = threshold
+        self.model = model or bundled_model()
+
+    def check(
+        self, answer: str, sources: list[RetrievedChunk], skip: Sequence[str] = ()
+    ) -> list[SentenceSupport]:
+        found = claims(answer, [" ".join(s.split()) for note in skip for s in sentences(note)])
+        if not found or not sources:
+            return []
+        texts = [chunk.content for chunk in sources]
+        flat = [normalise(t) for t in texts]
+        pieces = [
+            [s for s in sentences(t) if len(WORD.findall(s)) >= MIN_WORDS] or [t] for t in texts
+        ]
+        verbatim = [any(normalise(c.text) in source for source in flat) for c in found]
+        # One embedding batch: the claims that need scoring and the sources' sentences.
+        needed = [c.text for c, exact in zip(found, verbatim, strict=True) if not exact]
+        vectors: dict[str, np.ndarray] = {}
+        if needed:
+            batch = list(dict.fromkeys(needed + [p for ps in pieces for p in ps]))
+            vectors = dict(zip(batch, self.embedder.embed(batch), strict=True))
+        results = []
+        for claim, exact in zip(found, verbatim, strict=True):
+            checked = [n for n in claim.cites if 1 <= n <= len(sources)] or list(
+                range(1, len(sources) + 1)
+            )
+            if exact:
+                scores = {n: 1.0 if normalise(claim.text) in flat[n - 1] else 0.0 for n in checked}
+            else:
+                scores = {
+                    n: self.model.probability(
+                        features(claim.text, texts[n - 1], pieces[n - 1], vectors)
+                    )
+                    for n in checked
+                }
+            best = max(scores.values())
+            results.append(
+                SentenceSupport(
+                    sentence=claim.text,
+                    cites=claim.cites,
+                    score=round(best, 3),
+                    backed_by=[n for n, s in scores.items() if s >= self.threshold],
+                    supported=best >= self.threshold,
+                    uncited=not claim.cites and states_a_fact(claim.text),
+                    end=claim.end,
+                )
+            )
+        return results
+
+
+def features(
+    claim: str, source: str, source_sentences: list[str], vectors: dict[str, np.ndarray]
+) -> tuple[float, float, float]:
+    claim_vector = vectors[claim]
+    similarity = max(float(vectors[s] @ claim_vector) for s in source_sentences)
+    claim_terms = set(terms(claim))
+    coverage = len(claim_terms & set(terms(source))) / len(claim_terms) if claim_terms else 1.0
+    wanted = specifics(claim)
+    lowered = source.lower()
+    # Whole tokens: "8" is not found in "18" or "800".
+    present = sum(1 for item in wanted if re.search(rf"(?<!\w){re.escape(item)}(?!\w)", lowered))
+    # One changed number or name makes a sentence wrong, however much else matches.
+    return similarity, coverage, 1.0 if present == len(wanted) else 0.0

@@ -1,0 +1,153 @@
+"""Sentence-level support: each answer sentence is checked against the sources it cites
+(all of them when it cites none), with no model call; unsupported and uncited sentences
+are marked in the terminal and listed in --json."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ragcli import service
+from ragcli.config import Settings
+from ragcli.models import ChunkMetadata, RetrievedChunk
+from ragcli.pipeline.support import SupportChecker, claims
+from ragcli.store.embedder import make_embedder
+from tests.conftest import settings_for
+from tests.storecheck import cli_env, ragcli
+from tests.stubs import OpenAIStub
+
+LABELLED = Path(__file__).parent / "data" / "support.yaml"
+# Measured on the labelled set with the shipped fit: precision 0.95, recall 0.87 (each group
+# of sources held out of the fit in turn gives the same). The misses are contradictions
+# that keep every word and number ("enabled by default" against "off until you set it").
+PRECISION_FLOOR, RECALL_FLOOR = 0.90, 0.80
+
+
+@pytest.fixture(scope="module")
+def checker() -> SupportChecker:
+    return SupportChecker(make_embedder(Settings().embedding), threshold=0.5)
+
+
+def chunk(text: str, number: int) -> RetrievedChunk:
+    meta = ChunkMetadata(chunk_id=f"c{number}", source_file=f"doc{number}.md", file_type="md")
+    return RetrievedChunk(content=text, metadata=meta, score=1.0)
+
+
+def test_precision_and_recall_of_the_unsupported_marks(checker):
+    marked = wrong = hits = 0
+    for case in yaml.safe_load(LABELLED.read_text()):
+        sources = [chunk(text, n) for n, text in enumerate(case["sources"], start=1)]
+        answer = " ".join(f"{s['text']} [{s['cites'][0]}]" for s in case["sentences"])
+        found = checker.check(answer, sources)
+        assert [f.sentence for f in found] == [s["text"] for s in case["sentences"]]
+        for result, label in zip(found, case["sentences"], strict=True):
+            marked += not result.supported
+            wrong += not label["supported"]
+            hits += (not result.supported) and not label["supported"]
+    precision, recall = hits / marked, hits / wrong
+    print(f"unsupported marks: precision {precision:.2f} recall {recall:.2f} ({wrong} wrong)")
+    assert precision >= PRECISION_FLOOR and recall >= RECALL_FLOOR
+
+
+def test_sentences_take_the_citations_that_follow_them():
+    answer = (
+        "Backups run nightly [1]. They are kept for 14 days. [2] Restores need a "
+        "passphrase [1, 3].\n\n```bash\ndw admin backup --output /mnt\n```\n"
+        "The documents do not say who can restore.\nSources: [1] a.md; [2] b.md"
+    )
+    found = [(c.text, c.cites) for c in claims(answer)]
+    assert found == [
+        ("Backups run nightly.", [1]),
+        ("They are kept for 14 days.", [2]),
+        ("Restores need a passphrase.", [1, 3]),
+    ]  # no code, no hedge about the documents, no list of sources
+
+
+def test_uncited_facts_are_flagged_and_marks_sit_after_their_sentence(checker):
+    sources = [chunk("By default the server keeps the 14 most recent archives.", 1)]
+    answer = (
+        "By default the server keeps the 14 most recent archives [1]. "
+        "Archives older than 90 days are moved to cold storage. Is that enough?"
+    )
+    first, second = checker.check(answer, sources)
+    assert first.supported and first.backed_by == [1] and not first.uncited
+    assert second.uncited and not second.supported and second.cites == []
+    assert answer[: second.end].endswith("cold storage.")
+
+
+def test_a_ten_sentence_check_is_quick(checker):
+    sources = [chunk(" ".join(f"Fact number {i} is about topic {i}." for i in range(8)), 1)]
+    answer = " ".join(f"Topic {i} has a fact that differs a little [1]." for i in range(10))
+    checker.check(answer, sources)  # warm
+    started = time.perf_counter()
+    found = checker.check(answer, sources)
+    elapsed = time.perf_counter() - started
+    assert len(found) == 10
+    print(f"10-sentence support check: {elapsed * 1000:.0f} ms")
+    assert elapsed < 0.5  # the benchmark row measures it quietly; this catches a regression
+
+
+def test_ask_marks_a_plausible_wrong_sentence(sample_store):
+    reply = (
+        "A new annual subscription cancelled within 30 days of purchase is refunded in full [2]. "
+        "Monthly plans are refunded pro rata for the unused days [1]. "
+        "Refunds reach your card within two business days."
+    )
+    with OpenAIStub(default=reply) as stub:
+        settings = settings_for(
+            sample_store, **{"llm.base_url": stub.base_url, "llm.api_key": "sk-test"}
+        )
+        question = "How do refunds work for annual and monthly plans?"
+        result = service.ask(settings, question)
+        env = cli_env(OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="sk-test", COLUMNS="100")
+        args = ("ask", question, "--store", str(sample_store))
+        shown = ragcli(*args, "--no-stream", cwd=sample_store.parent, env=env)
+        as_json = ragcli(*args, "--json", cwd=sample_store.parent, env=env)
+    assert len(stub.requests) == 3  # one generate call per run: the check calls no model
+    support = {s.sentence: s for s in result.support}
+    assert len(support) == 3
+    assert not support["Monthly plans are refunded pro rata for the unused days."].supported
+    assert support["Refunds reach your card within two business days."].uncited
+    good = support[
+        "A new annual subscription cancelled within 30 days of purchase is refunded in full."
+    ]
+    assert good.supported and good.backed_by == [2]
+
+    text = " ".join(shown.stdout.split())
+    assert "unused days [1]. †1" in text and "business days. †2" in text
+    assert "†1 not supported by [1]" in text
+    assert "†2 cites no source, and no source supports it" in text
+    data = json.loads(as_json.stdout)
+    assert [s["supported"] for s in data["support"]] == [True, False, False]
+    assert set(data["support"][0]) == {
+        "sentence",
+        "cites",
+        "score",
+        "backed_by",
+        "supported",
+        "uncited",
+    }
+    trace = service.trace_store(settings).get(result.trace_id)
+    step = [s for s in trace.steps if s.name == "support"][0]
+    assert step.decision == "2 of 3 sentences marked" and step.llm_calls == 0
+
+
+def test_extractive_quotes_are_all_supported(sample_store):
+    result = service.ask(
+        settings_for(sample_store), "How long are deleted files kept in the trash?"
+    )
+    assert result.support and all(s.supported and s.score == 1.0 for s in result.support)
+    handoff = service.ask(settings_for(sample_store), "What is the boiling point of mercury?")
+    assert handoff.support == []  # nothing drawn from the sources: nothing to check
+
+
+def test_a_citation_at_the_very_end_belongs_to_the_last_sentence():
+    answer = "Items stay in the trash for 30 days. [1] Deleted files can be restored. [2]"
+    assert [(c.text, c.cites) for c in claims(answer)] == [
+        ("Items stay in the trash for 30 days.", [1]),
+        ("Deleted files can be restored.", [2]),
+    ]
