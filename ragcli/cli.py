@@ -763,7 +763,9 @@ def evaluate(
     dataset_dir: Annotated[
         Path,
         typer.Argument(
-            metavar="DIR", help="BEIR dataset: corpus.jsonl[.gz], queries.jsonl, qrels/."
+            metavar="DIR|FILE",
+            help="BEIR dataset (corpus.jsonl[.gz], queries.jsonl, qrels/), or a labelled "
+            "question file (YAML, JSON, JSON Lines) to run the modes on.",
         ),
     ],
     retriever: Annotated[
@@ -796,6 +798,15 @@ def evaluate(
         float,
         typer.Option("--tolerance", metavar="X", min=0.0, help="The drop allowed (0..1)."),
     ] = 0.01,
+    modes: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--mode",
+            "-m",
+            metavar="MODE",
+            help="With a question file: the modes to run (repeatable; default all, and auto).",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
     store: StoreOpt = None,
     config: ConfigOpt = None,
@@ -804,13 +815,22 @@ def evaluate(
     """Score retrieval on a BEIR dataset: nDCG@10, Recall@10, Recall@100, MRR@10.
 
     With --baseline, a quality gate for CI: exits 7 when a retriever's nDCG@10 or
-    Recall@10 is more than --tolerance below the baseline's."""
+    Recall@10 is more than --tolerance below the baseline's.
+
+    Given a labelled question file instead, runs each mode on its questions over the
+    store and scores answered, limited, missed and declined against the labels, and the
+    expected evidence found in the answers."""
     from ragcli.evaluation.runner import run_eval
     from ragcli.store.retriever import MODES as RETRIEVERS
     from ragcli.store.vectors import check_collection_name
     from ragcli.views.eval import eval_view
 
     _logging(verbose)
+    if dataset_dir.is_file():
+        _eval_questions(dataset_dir, modes, collection, as_json, store, config)
+        return
+    if modes:
+        raise RagcliError("--mode applies to a question file, not a BEIR dataset", ExitCode.USAGE)
     chosen = list(dict.fromkeys(retriever or RETRIEVERS))
     unknown = [r for r in chosen if r not in RETRIEVERS]
     if unknown:
@@ -835,6 +855,46 @@ def evaluate(
     _print_json(data) if as_json else console.print(eval_view(data))
     if verdict is not None and not verdict.passed:
         raise typer.Exit(int(ExitCode.REGRESSION))
+
+
+def _eval_questions(
+    path: Path,
+    modes: list[str] | None,
+    collection: str | None,
+    as_json: bool,
+    store: Path | None,
+    config: Path | None,
+) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ragcli import service
+    from ragcli.views.eval_questions import eval_questions_view
+
+    settings = _settings(config, store, {"store.collection": collection})
+    chosen = list(dict.fromkeys(modes or [*MODE_NAMES, AUTO]))
+    if not console.is_terminal or as_json:
+        report = service.eval_questions(settings, path, chosen)
+    else:
+        with Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        ) as progress:
+            tasks: dict[str, Any] = {}
+
+            def update(mode: str, done: int, total: int) -> None:
+                if mode not in tasks:
+                    tasks[mode] = progress.add_task(f"questions · {mode}", total=total)
+                progress.update(tasks[mode], completed=done, total=total)
+
+            report = service.eval_questions(settings, path, chosen, update)
+    if as_json:
+        _print_json(report.model_dump(mode="json"))
+    else:
+        console.print(eval_questions_view(report))
 
 
 def _eval_with_progress(

@@ -24,8 +24,16 @@ def _first_number(values: dict[str, Any]) -> float | None:
     return None
 
 
+# Steps that check an answer once it is given: they decide nothing about its route.
+AFTER_THE_ANSWER = ("support",)
+
+
+def route_steps(trace: Trace) -> list[StepRecord]:
+    return [s for s in trace.steps if s.name not in AFTER_THE_ANSWER]
+
+
 def deciding_step(trace: Trace) -> StepRecord | None:
-    return next((s for s in reversed(trace.steps) if s.threshold), None)
+    return next((s for s in reversed(route_steps(trace)) if s.threshold), None)
 
 
 def summarise(
@@ -59,8 +67,9 @@ def summarise(
                 threshold=_first_number(step.threshold),
             )
         else:
-            row["route"] = " > ".join(s.name for s in trace.steps)
-            scored = next((s for s in trace.steps if _first_number(s.scores) is not None), None)
+            row["route"] = " > ".join(s.name for s in route_steps(trace))
+            steps = route_steps(trace)
+            scored = next((s for s in steps if _first_number(s.scores) is not None), None)
             row["score"] = _first_number(scored.scores) if scored else None
     usd = cost.estimate_usage(settings.prices, result.backend.model_dump(), usage.model_dump())
     if usd is not None:

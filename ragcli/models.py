@@ -205,3 +205,38 @@ class SearchResult(Record):
         if data["filters"] is None:
             del data["filters"]
         return data
+
+
+# `ragcli eval QUESTIONS.yaml` (evaluation/questions.py): each mode over labelled questions.
+class QuestionOutcome(Record):
+    question: str
+    mode: str
+    answer_type: str
+    evidence_found: float | None  # share of the expected texts in the answer; None: none
+    llm_calls: int
+    seconds: float
+    routed_to: str | None = None  # --mode auto: the mode it chose
+
+
+class ModeScore(Record):
+    """One mode over the file: how it answered the answerable and declined the rest."""
+
+    mode: str
+    questions: int
+    answerable: int
+    answered: int  # answerable questions with answer_type answer
+    limited: int  # answerable questions answered with a warning (limited, unverified)
+    missed: int  # answerable questions declined
+    evidence: float | None  # mean share of the expected evidence found in the answers
+    unanswerable: int
+    declined: int  # unanswerable questions rightly declined
+    llm_calls_per_question: float
+    seconds_per_question: float
+    routed_as_labelled: float | None = None  # auto only: share matching expect_mode
+
+
+class QuestionEval(Record):
+    file: str
+    backend: str
+    scores: list[ModeScore]
+    outcomes: list[QuestionOutcome]

@@ -266,11 +266,12 @@ def ask(
     since they were ingested are re-ingested (or removed) first."""
     from ragcli.llm import make_llm
     from ragcli.pipeline.context import RunContext
-    from ragcli.pipeline.modes.registry import RUNNABLE
+    from ragcli.pipeline.modes.registry import runnable
     from ragcli.web import make_web
 
-    if mode not in RUNNABLE:
-        raise ConfigError(f"--mode {mode!r}: choose one of {', '.join(RUNNABLE)}")
+    modes = runnable()
+    if mode not in modes:
+        raise ConfigError(f"--mode {mode!r}: choose one of {', '.join(modes)}")
     if not question.strip():
         raise ConfigError("the question is empty")
     started = time.perf_counter()
@@ -299,7 +300,7 @@ def ask(
     ctx = RunContext(
         settings=settings, retriever=search, llm=llm, trace=trace, web=web, on_token=on_token
     )
-    result = RUNNABLE[mode](ctx, question)
+    result = modes[mode](ctx, question)
     if settings.support.enabled and result.answer_type in CHECKED_ANSWERS:
         check_support(settings, emb, result, trace)
     result.stale_sources = check_sources(settings, collection, source_files(result.sources))
@@ -335,7 +336,11 @@ def check_support(settings: Settings, emb, result: AskResult, trace: Trace) -> N
         marked = [s for s in result.support if not s.supported or s.uncited]
         step.scores = {"sentences": len(result.support), "marked": len(marked)}
         step.threshold = {"support.threshold": settings.support.threshold}
-        step.decision = f"{len(marked)} of {len(result.support)} sentences marked"
+        step.decision = (
+            f"{len(marked)} of {len(result.support)} sentences marked"
+            if result.support
+            else "no sentence claims anything to check"
+        )
         step.details["sentences"] = [
             s.model_dump(include={"sentence", "score", "cites", "backed_by", "uncited"})
             for s in result.support
@@ -547,3 +552,30 @@ def cost_of(settings: Settings, backend: dict[str, str], usage: dict[str, Any]) 
     from ragcli import cost
 
     return cost.estimate_usage(settings.prices, backend, usage)
+
+
+def eval_questions(
+    settings: Settings,
+    path: Path,
+    modes: list[str],
+    progress: Callable[[str, int, int], None] | None = None,
+):
+    """`ragcli eval QUESTIONS.yaml`: every mode in `modes` on each labelled question, over
+    the store as it is, with the store and model loaded once."""
+    from ragcli.evaluation.questions import evaluate, load_questions
+    from ragcli.llm import chosen_provider
+    from ragcli.pipeline.modes.registry import runnable
+
+    known = runnable()
+    unknown = [m for m in modes if m not in known]
+    if unknown:
+        raise ConfigError(f"--mode {unknown[0]!r}: choose one of {', '.join(known)}")
+    load_questions(path)  # a malformed file fails before the store and model load
+    resources = Resources(settings)
+
+    def run(question: str, mode: str) -> tuple[AskResult, float]:
+        started = time.perf_counter()
+        result = ask(settings, question, mode, resources=resources)
+        return result, time.perf_counter() - started
+
+    return evaluate(path, modes, run, chosen_provider(settings), progress)

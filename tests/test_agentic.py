@@ -155,6 +155,7 @@ def test_sub_questions_run_concurrently_within_the_bound(sample_store):
         "decompose",
         "answer_sub_questions",
         "synthesize",
+        "support",  # the answer's sentences checked against their sources, no model call
     ]
 
 

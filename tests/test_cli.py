@@ -48,7 +48,7 @@ def test_ingest_ask_trace_through_the_cli(tmp_path):
     result = runner.invoke(app, ["trace", "--store", store, "--json"])
     record = json.loads(result.output)
     assert record["id"] == answer["trace_id"]
-    assert [s["name"] for s in record["steps"]] == ["retrieve", "generate"]
+    assert [s["name"] for s in record["steps"]] == ["retrieve", "generate", "support"]
     assert record["thresholds"]["crag"]["relevant_threshold"] == 0.7
 
     result = runner.invoke(app, ["trace", "--store", store])

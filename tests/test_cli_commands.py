@@ -290,11 +290,12 @@ def test_trace_diff_marks_the_scores_and_routes_that_differ(sample_store, monkey
         ("retrieve", "retrieve", []),  # same question, same chunks
         ("grade", "grade", ["scores", "route"]),
         (None, "retrieve", ["only in B"]),  # the rewrite's retrieval sits opposite a gap
+        ("support", "support", []),  # both answers' sentences checked alike
     ]
     assert {row["field"]: row["differs"] for row in data["summary"]}["mode"] is True
     text = cli("trace", "diff", *ids, "--store", store, env={"COLUMNS": "160"}).output
     assert "0.81 vs relevant 0.70 -> relevant" in text and "0.52 vs relevant 0.70" in text
-    assert "scores, route" in text and "only in B" in text and "2 of 3 steps differ" in text
+    assert "scores, route" in text and "only in B" in text and "2 of 4 steps differ" in text
 
     bad = cli("trace", "diff", ids[0], "--store", store)
     assert bad.exit_code == 2 and "ragcli trace diff ID_A ID_B" in bad.output

@@ -23,11 +23,12 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from ragcli.pipeline.modes.registry import RUNNABLE as MODES
+from ragcli.pipeline.modes.registry import runnable
 from ragcli.serve.tools import ModeName
 from tests.conftest import SAMPLE
 from tests.storecheck import cli_env, ragcli
 
+MODES = runnable()
 QUESTION = "How long is the refund window for annual plans?"
 SECRET_KEY = "sk-never-shown-4711"
 
@@ -132,7 +133,7 @@ def test_over_stdio_each_tool_its_schema_a_filter_and_errors_as_tool_errors(samp
             explained = await client.call_tool("trace", {"trace_id": result["trace_id"][:6]})
             steps = [s["name"] for s in explained.structured_content["steps"]]
             assert explained.structured_content["id"] == result["trace_id"]
-            assert steps == ["retrieve", "generate"]
+            assert steps == ["retrieve", "generate", "support"]
 
             listed = (await client.call_tool("sources", {"collection": "docs"})).structured_content
             names = {Path(f["path"]).name for f in listed["files"]}

@@ -37,7 +37,8 @@ def test_answer_streams_token_by_token_and_usage_is_recorded(sample_store):
     words = sum(len(m["content"].split()) for m in request["messages"])
     assert (result.usage.llm_calls, result.usage.prompt_tokens) == (1, words)
     assert result.usage.completion_tokens == len(ANSWER.split())
-    generate = service.trace_store(_settings(sample_store, stub)).get(result.trace_id).steps[-1]
+    steps = service.trace_store(_settings(sample_store, stub)).get(result.trace_id).steps
+    generate = next(step for step in steps if step.name == "generate")
     assert generate.name == "generate" and generate.completion_tokens == len(ANSWER.split())
     assert not generate.notes
 
@@ -51,7 +52,7 @@ def test_server_rejecting_stream_options_still_streams_and_says_usage_is_missing
     assert "".join(pieces).strip() == result.answer == ANSWER
     assert result.usage.llm_calls == 1 and result.usage.prompt_tokens == 0
     trace = service.trace_store(_settings(sample_store, stub)).get(result.trace_id)
-    notes = " ".join(trace.steps[-1].notes)
+    notes = " ".join(next(s for s in trace.steps if s.name == "generate").notes)
     assert "rejected stream_options" in notes and "tokens are not counted" in notes
 
 
@@ -61,7 +62,8 @@ def test_server_ignoring_include_usage_is_a_recorded_fallback(sample_store):
         result = service.ask(_settings(sample_store, stub), QUESTION, on_token=lambda p: None)
     assert result.answer == ANSWER and result.usage.completion_tokens == 0
     trace = service.trace_store(_settings(sample_store, stub)).get(result.trace_id)
-    assert any("reported no token usage" in n for n in trace.steps[-1].notes)
+    generate = next(s for s in trace.steps if s.name == "generate")
+    assert any("reported no token usage" in n for n in generate.notes)
 
 
 def test_extractive_backend_does_not_stream_and_answers_as_before(sample_store):

@@ -21,5 +21,9 @@ MODES: dict[str, Mode] = {
     "tos": tos_mode.run,
     "agentic": agentic_mode.run,
 }
-# `--mode auto` picks one of MODES per question; compare runs MODES only.
-RUNNABLE: dict[str, Mode] = {**MODES, "auto": auto_mode.run}
+
+
+def runnable() -> dict[str, Mode]:
+    """What `--mode` accepts: the modes, and auto, which picks one of them per question
+    (compare runs MODES only). Read at call time, so a mode registered later counts."""
+    return {**MODES, "auto": auto_mode.run}
