@@ -456,6 +456,7 @@ def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[
     )
 
     rows.append(stale_check_row(work / "rename-store", say))
+    rows.append(support_check_row(docs, onnx, say))
 
     # 6. Each registered mode against a model that answers after 300 ms.
     rows.extend(mode_rows(store, question, say, args.skip_modes))
@@ -518,8 +519,12 @@ def document_rows(docs, work: Path, env, onnx, say, ocr_pages: int) -> list[Row]
             f"({ocr_pages / direct_s:.2f} pages/s)",
             "≥ 0.9 × Tesseract",
             ratio >= 0.9,
-            {"pages": ocr_pages, "seconds": round(ragcli_s, 2),
-             "direct_seconds": round(direct_s, 2), "ratio_to_direct": round(ratio, 3)},
+            {
+                "pages": ocr_pages,
+                "seconds": round(ragcli_s, 2),
+                "direct_seconds": round(direct_s, 2),
+                "ratio_to_direct": round(ratio, 3),
+            },
         )
     )
 
@@ -551,8 +556,9 @@ def document_rows(docs, work: Path, env, onnx, say, ocr_pages: int) -> list[Row]
     raw = embed_throughput(onnx, texts, 0)
     say("ragcli ingest of the .docx and the .pptx")
     seconds, out, _ = run_timed(
-        [*ragcli_command(), "ingest", str(folder), "--store", str(work / "office-store"),
-         "--json"], work, env,
+        [*ragcli_command(), "ingest", str(folder), "--store", str(work / "office-store"), "--json"],
+        work,
+        env,
     )
     added = json.loads(out)["chunks_added"]
     rate = added / seconds
@@ -565,8 +571,12 @@ def document_rows(docs, work: Path, env, onnx, say, ocr_pages: int) -> list[Row]
             f"({raw['chunks_per_s']:.1f} chunks/s)",
             "≥ 0.85 × raw ONNX",
             ratio >= 0.85,
-            {"chunks": added, "seconds": round(seconds, 2), "chunks_per_s": round(rate, 1),
-             "ratio_to_raw_onnx": round(ratio, 3)},
+            {
+                "chunks": added,
+                "seconds": round(seconds, 2),
+                "chunks_per_s": round(rate, 1),
+                "ratio_to_raw_onnx": round(ratio, 3),
+            },
         )
     )
     return rows
@@ -716,6 +726,57 @@ def stale_check_row(store: Path, say) -> Row:
         "< 5 ms",
         max(fresh, edited) < 5 and found == 3,
         {"files": len(paths), "fresh_ms": round(fresh, 3), "edited_ms": round(edited, 3)},
+    )
+
+
+def support_check_row(docs: list[tuple[str, str, str]], embedder, say) -> Row:
+    """The sentence-support check every answer gets: a 10-sentence answer against 5 sources
+    (abstracts). Each sentence is a source sentence with one word changed, so none is found
+    word for word and every one is embedded and scored, the check's slow path."""
+    from ragcli.llm.text import sentences
+    from ragcli.models import ChunkMetadata, RetrievedChunk
+    from ragcli.pipeline.support import SupportChecker
+
+    say("sentence-support check")
+    sources = [
+        RetrievedChunk(
+            content=text,
+            metadata=ChunkMetadata(chunk_id=doc_id, source_file=f"{doc_id}.txt", file_type="txt"),
+            score=1.0,
+        )
+        for doc_id, _, text in docs[:5]
+    ]
+    picked = [
+        (n, s) for n, c in enumerate(sources, 1) for s in sentences(c.content) if len(s) > 40
+    ][:10]
+    answer = " ".join(f"{s.replace(' the ', ' this ', 1)} [{n}]" for n, s in picked)
+
+    def median_ms(checker: SupportChecker, repeats: int) -> tuple[float, list]:
+        checker.check(answer, sources)  # warm up
+        times = []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            checked = checker.check(answer, sources)
+            times.append((time.perf_counter() - started) * 1000)
+        return percentile(times, 0.5), checked
+
+    median, checked = median_ms(SupportChecker(embedder, threshold=0.5), 21)
+    embedded = sum(1 for s in checked if s.evidence == "embedding")
+    # The worst case: every sentence embedded and compared with its source's sentences.
+    worst, _ = median_ms(SupportChecker(embedder, threshold=0.5, shortcut=False), 5)
+    return Row(
+        "answers",
+        f"sentence-support check, {len(checked)}-sentence answer, 5 sources",
+        f"{median:.1f} ms, {embedded} sentences embedded (median of 21); "
+        f"{worst:.0f} ms embedding all (median of 5)",
+        "< 50 ms",
+        median < 50,
+        {
+            "sentences": len(checked),
+            "embedded": embedded,
+            "median_ms": round(median, 2),
+            "all_embedded_ms": round(worst, 2),
+        },
     )
 
 

@@ -44,6 +44,11 @@ def test_precision_and_recall_of_the_unsupported_marks(checker):
         answer = " ".join(f"{s['text']} [{s['cites'][0]}]" for s in case["sentences"])
         found = checker.check(answer, sources)
         assert [f.sentence for f in found] == [s["text"] for s in case["sentences"]]
+        # Lexical evidence settles a sentence only where no similarity could change it.
+        every_one_embedded = SupportChecker(checker.embedder, 0.5, shortcut=False)
+        assert [f.supported for f in every_one_embedded.check(answer, sources)] == [
+            f.supported for f in found
+        ]
         for result, label in zip(found, case["sentences"], strict=True):
             marked += not result.supported
             wrong += not label["supported"]
@@ -127,6 +132,7 @@ def test_ask_marks_a_plausible_wrong_sentence(sample_store):
         "sentence",
         "cites",
         "score",
+        "evidence",
         "backed_by",
         "supported",
         "uncited",

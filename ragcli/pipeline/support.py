@@ -13,7 +13,11 @@ from three features:
               else 0: a changed number or name ("30 days" → "60 days") makes a sentence
               wrong while barely moving the other two.
 
-A sentence found word for word in a source is supported without scoring it."""
+A sentence found word for word in a source is supported without scoring it. The embedding
+model is asked only where the similarity can still change the verdict: a sentence whose
+source lacks one of its numbers or names is rejected, and one whose terms the source nearly
+all holds is accepted, whatever the similarity (on the fitted weights), so a typical answer
+embeds few sentences or none."""
 
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -47,6 +51,7 @@ FENCE = re.compile(r"^\s*(```|~~~)", re.M)
 CODE = re.compile(r"`([^`]+)`")
 SPECIFIC = re.compile(r"\b(?:\d[\w.,:/-]*|\w+[_.]\w[\w.]*|[a-z]+[A-Z]\w*|[A-Z][\w-]*[A-Z0-9]\w*)\b")
 CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
+Evidence = Literal["verbatim", "lexical", "embedding"]
 MIN_WORDS = 3  # shorter fragments ("Yes.", a label) are not claims
 # "The documents do not say ...", "I could not find this in the sources": a statement
 # about the sources' silence claims nothing to check (ragcli's own fallbacks read so too).
@@ -63,6 +68,10 @@ class SentenceSupport(Record):
     sentence: str  # as written, citations removed
     cites: list[int]  # the source numbers it cites
     score: float  # calibrated support from the best of the sources checked (0–1)
+    # How the score was found: the sentence is in the source word for word; lexical
+    # evidence settled it (the score is then the bound no similarity could cross); or
+    # the embedding model measured its similarity too.
+    evidence: Evidence = "embedding"
     backed_by: list[int]  # the sources whose own support reaches the threshold
     supported: bool
     uncited: bool  # states a fact and cites no source
@@ -79,6 +88,18 @@ class SupportModel:
     def probability(self, features: Sequence[float]) -> float:
         z = self.bias + sum(w * f for w, f in zip(self.weights, features, strict=True))
         return 1.0 / (1.0 + math.exp(-z))
+
+    def verdict_bound(self, coverage: float, named: float, threshold: float) -> float | None:
+        """When no similarity in [0, 1] can move the verdict across `threshold`, the score
+        at the bound nearest to it (the most a rejected sentence could score, the least an
+        accepted one could); None when the similarity decides and must be measured."""
+        low = self.probability((0.0, coverage, named))
+        high = self.probability((1.0, coverage, named))
+        if high < threshold:
+            return high
+        if low >= threshold:
+            return low
+        return None
 
 
 @lru_cache(maxsize=1)
@@ -144,10 +165,17 @@ def states_a_fact(text: str) -> bool:
 class SupportChecker:
     """Checks answers against their sources; holds the embedder and the fitted model."""
 
-    def __init__(self, embedder: Any, threshold: float, model: SupportModel | None = None):
+    def __init__(
+        self,
+        embedder: Any,
+        threshold: float,
+        model: SupportModel | None = None,
+        shortcut: bool = True,  # False: embed every sentence (the benchmark's worst case)
+    ):
         self.embedder = embedder
         self.threshold = threshold
         self.model = model or bundled_model()
+        self.shortcut = shortcut
 
     def check(
         self, answer: str, sources: list[RetrievedChunk], skip: Sequence[str] = ()
@@ -157,37 +185,42 @@ class SupportChecker:
             return []
         texts = [chunk.content for chunk in sources]
         flat = [normalise(t) for t in texts]
-        pieces = [
-            [s for s in sentences(t) if len(WORD.findall(s)) >= MIN_WORDS] or [t] for t in texts
+        checked = [
+            [n for n in c.cites if 1 <= n <= len(sources)] or list(range(1, len(sources) + 1))
+            for c in found
         ]
-        verbatim = [any(normalise(c.text) in source for source in flat) for c in found]
-        # One embedding batch: the claims that need scoring and the sources' sentences.
-        needed = [c.text for c, exact in zip(found, verbatim, strict=True) if not exact]
-        vectors: dict[str, np.ndarray] = {}
-        if needed:
-            batch = list(dict.fromkeys(needed + [p for ps in pieces for p in ps]))
-            vectors = dict(zip(batch, self.embedder.embed(batch), strict=True))
+        # (claim, source) -> its score and how it was found, filled in three passes: word
+        # for word; by lexical evidence where no similarity could change the verdict; by
+        # the embedding model for the rest, in one batch.
+        scores: dict[tuple[int, int], tuple[float, Evidence]] = {}
+        pending: dict[tuple[int, int], tuple[float, float]] = {}
+        for i, claim in enumerate(found):
+            quoted = normalise(claim.text)
+            for n in checked[i]:
+                if quoted in flat[n - 1]:
+                    scores[i, n] = (1.0, "verbatim")
+                    continue
+                coverage, named = lexical_features(claim.text, texts[n - 1])
+                bound = self.model.verdict_bound(coverage, named, self.threshold)
+                if bound is None or not self.shortcut:
+                    pending[i, n] = (coverage, named)
+                else:
+                    scores[i, n] = (bound, "lexical")
+        for (i, n), similarity in self._similarities(found, texts, list(pending)).items():
+            coverage, named = pending[i, n]
+            scores[i, n] = (self.model.probability((similarity, coverage, named)), "embedding")
         results = []
-        for claim, exact in zip(found, verbatim, strict=True):
-            checked = [n for n in claim.cites if 1 <= n <= len(sources)] or list(
-                range(1, len(sources) + 1)
-            )
-            if exact:
-                scores = {n: 1.0 if normalise(claim.text) in flat[n - 1] else 0.0 for n in checked}
-            else:
-                scores = {
-                    n: self.model.probability(
-                        features(claim.text, texts[n - 1], pieces[n - 1], vectors)
-                    )
-                    for n in checked
-                }
-            best = max(scores.values())
+        for i, claim in enumerate(found):
+            mine = {n: scores[i, n] for n in checked[i]}
+            best_source = max(mine, key=lambda n: mine[n][0])
+            best, evidence = mine[best_source]
             results.append(
                 SentenceSupport(
                     sentence=claim.text,
                     cites=claim.cites,
                     score=round(best, 3),
-                    backed_by=[n for n, s in scores.items() if s >= self.threshold],
+                    evidence=evidence,
+                    backed_by=[n for n, (s, _) in mine.items() if s >= self.threshold],
                     supported=best >= self.threshold,
                     uncited=not claim.cites and states_a_fact(claim.text),
                     end=claim.end,
@@ -195,12 +228,35 @@ class SupportChecker:
             )
         return results
 
+    def _similarities(
+        self, found: list[Claim], texts: list[str], pairs: list[tuple[int, int]]
+    ) -> dict[tuple[int, int], float]:
+        """The best cosine between each claim and a sentence of its source that shares a
+        content term with it (all the source's sentences when none does)."""
+        if not pairs:
+            return {}
+        candidates: dict[tuple[int, int], list[str]] = {}
+        for i, n in pairs:
+            mine = set(terms(found[i].text))
+            pieces = [p for p in sentences(texts[n - 1]) if len(WORD.findall(p)) >= MIN_WORDS]
+            pieces = pieces or [texts[n - 1]]
+            sharing = [p for p in pieces if mine & set(terms(p))]
+            candidates[i, n] = sharing or pieces
+        batch = list(
+            dict.fromkeys(
+                [found[i].text for i, _ in pairs] + [p for ps in candidates.values() for p in ps]
+            )
+        )
+        vectors = dict(zip(batch, self.embedder.embed(batch), strict=True))
+        return {
+            (i, n): max(float(vectors[p] @ vectors[found[i].text]) for p in candidates[i, n])
+            for i, n in pairs
+        }
 
-def features(
-    claim: str, source: str, source_sentences: list[str], vectors: dict[str, np.ndarray]
-) -> tuple[float, float, float]:
-    claim_vector = vectors[claim]
-    similarity = max(float(vectors[s] @ claim_vector) for s in source_sentences)
+
+def lexical_features(claim: str, source: str) -> tuple[float, float]:
+    """Coverage (share of the claim's content terms in the source) and specifics (1 when
+    the source holds every number, identifier and name of the claim, else 0)."""
     claim_terms = set(terms(claim))
     coverage = len(claim_terms & set(terms(source))) / len(claim_terms) if claim_terms else 1.0
     wanted = specifics(claim)
@@ -208,4 +264,13 @@ def features(
     # Whole tokens: "8" is not found in "18" or "800".
     present = sum(1 for item in wanted if re.search(rf"(?<!\w){re.escape(item)}(?!\w)", lowered))
     # One changed number or name makes a sentence wrong, however much else matches.
-    return similarity, coverage, 1.0 if present == len(wanted) else 0.0
+    return coverage, 1.0 if present == len(wanted) else 0.0
+
+
+def features(
+    claim: str, source: str, source_sentences: list[str], vectors: dict[str, np.ndarray]
+) -> tuple[float, float, float]:
+    """All three features of a (claim, source) pair, for fitting (scripts/fit_support.py)."""
+    claim_vector = vectors[claim]
+    similarity = max(float(vectors[s] @ claim_vector) for s in source_sentences)
+    return (similarity, *lexical_features(claim, source))
