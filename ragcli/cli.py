@@ -242,10 +242,7 @@ def ingest(
     check_collection_name(settings.store.collection)
     ingestor = service.ingestor(settings, on_export=_export_notice)
     prune = prune or watch  # watching, the store follows the tree: deletions included
-    if can_animate(console) and not as_json:
-        report = _ingest_with_progress(ingestor, paths, settings.store.collection, prune)
-    else:
-        report = ingestor.run(paths, settings.store.collection, prune=prune)
+    report = _ingest_until_stopped(ingestor, paths, settings.store.collection, prune, as_json)
     data = report.to_dict()
     _print_json(data) if as_json else console.print(ingest_view(data, show_skipped))
     if watch:
@@ -253,6 +250,52 @@ def ingest(
         return
     if report.new_failures():  # a file failing as in the last run was said then
         raise typer.Exit(int(ExitCode.LIMITED))
+
+
+def _ingest_until_stopped(
+    ingestor: Ingestor, paths: list[Path], collection: str, prune: bool, as_json: bool
+) -> IngestReport:
+    """The ingest, which Ctrl-C or SIGTERM stops after the write in progress: what was
+    written stays, the rest is said, and the process exits 130."""
+    from ragcli.ingest.cancel import IngestInterrupted, SignalStop
+    from ragcli.views.format import plural
+
+    def said(first: bool) -> None:
+        if first:
+            errors.print("stopping after the write in progress …", style="dim")
+        else:
+            errors.print("still stopping: the write in progress finishes first", style="dim")
+
+    try:
+        with SignalStop(ingestor.stop, said):
+            if can_animate(console) and not as_json:
+                return _ingest_with_progress(ingestor, paths, collection, prune)
+            return ingestor.run(paths, collection, prune=prune)
+    except IngestInterrupted as stopped:
+        report = stopped.report
+        if as_json:
+            _print_json(report.to_dict())
+        errors.print(
+            f"interrupted: {plural(report.stored(), 'file')} stored, {stopped.left} left; "
+            "run the same command to finish",
+            style="yellow",
+        )
+        _exit_now(ExitCode.INTERRUPTED)
+        raise  # unreachable: _exit_now leaves
+
+
+def _exit_now(code: int) -> None:
+    """Leave with `code` at once. A worker may still be inside onnxruntime, embedding a
+    batch nobody will write: waiting for it would take seconds, and tearing the interpreter
+    down around it aborts the process, so the process ends without either."""
+    import os
+    import threading
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if any(t.name.startswith("ragcli-embed") and t.is_alive() for t in threading.enumerate()):
+        os._exit(int(code))
+    raise typer.Exit(int(code))
 
 
 def _watch(ingestor: Ingestor, paths: list[Path], collection: str, as_json: bool) -> None:

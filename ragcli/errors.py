@@ -12,6 +12,7 @@ class ExitCode(IntEnum):
     NOT_COVERED = 5  # handoff: the documents do not cover the question
     BUSY = 6  # another ingest holds the store's lock (store.lock_timeout ran out)
     REGRESSION = 7  # eval --baseline: a gated metric dropped by more than the tolerance
+    INTERRUPTED = 130  # ingest stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells say)
 
 
 # What `ask` exits with for each AskResult.answer_type (README, "Exit codes").

@@ -949,6 +949,7 @@ SECTIONS = {
     "ingest": "2-3. ragcli ingest (and eval's corpus write)",
     "process": "4. process wall time",
     "retrieval": "5. retrieval, in process",
+    "answers": "5. answers: the sentence-support check",
     "modes": f"6. modes, stub model answering after {STUB_DELAY * 1000:.0f} ms",
     "documents": "7. documents: OCR and Office files",
     "serve": "8. ragcli serve, warm, through an MCP client (stdio)",

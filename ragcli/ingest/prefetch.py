@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Generic, TypeVar
 
@@ -31,7 +31,9 @@ class _Failure:
         self.error = error
 
 
-def prefetch(items: Iterable[T], work: Callable[[T], R], ahead: int = 32) -> Iterator[R]:
+def prefetch(
+    items: Iterable[T], work: Callable[[T], R], ahead: int = 32
+) -> Generator[R, None, None]:
     """`work(item)` for each item, in order, computed up to `ahead` items before the consumer
     asks for them. An exception in `work` is raised in the consumer, at that item; when the
     consumer stops early (an error, a break), the worker stops too."""
@@ -81,9 +83,15 @@ class Batches(Generic[B]):
     a time, in order, on the caller's thread: the journal, crash points and manifest see
     the same sequence as without the overlap, and at most two batches are in memory."""
 
-    def __init__(self, embed: Callable[[B], V], write: Callable[[B, V], int]):
+    def __init__(
+        self,
+        embed: Callable[[B], V],
+        write: Callable[[B, V], int],
+        wait: Callable[[Future[V]], V] = Future.result,
+    ):
         self.embed = embed
         self.write = write
+        self.wait = wait  # how the caller waits for a batch's vectors (a stop may cut it)
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragcli-embed")
         self.in_flight: tuple[B, Future[V]] | None = None
 
@@ -95,7 +103,7 @@ class Batches(Generic[B]):
         if previous is None:
             return 0
         items, vectors = previous
-        return self.write(items, vectors.result())
+        return self.write(items, self.wait(vectors))
 
     def flush(self) -> int:
         """Write the batch still in flight."""
@@ -104,7 +112,8 @@ class Batches(Generic[B]):
     def __enter__(self) -> Batches[B]:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        # On an error the batch still embedding is dropped unwritten, as an unflushed
-        # batch always was: its items are not in the manifest, so the next run redoes them.
-        self.pool.shutdown(wait=True, cancel_futures=True)
+    def __exit__(self, kind: object, *exc: object) -> None:
+        # On an error or a stop the batch still embedding is dropped unwritten, as an
+        # unflushed batch always was: its items are not in the manifest, so the next run
+        # redoes them. A stop does not wait for it: the process leaves without it.
+        self.pool.shutdown(wait=kind is None, cancel_futures=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragcli.errors import RagcliError
+from ragcli.ingest.cancel import IngestInterrupted, StopFlag, StopRequested
 from ragcli.ingest.chunker import Chunk, Chunker
 from ragcli.ingest.crashpoints import crash_point
 from ragcli.ingest.files import FileSource
@@ -59,6 +60,9 @@ class IngestReport:
     chunks_reused: int = 0
     # Files renamed or moved: {"from", "to", "chunks"}; the old path left the store.
     moved: list[dict[str, Any]] = field(default_factory=list)
+    # Stopped by Ctrl-C or SIGTERM: the entries not stored, which the next run stores.
+    interrupted: bool = False
+    files_left: int = 0
     # Pages and images whose text came from OCR, over every file this run stored.
     ocr_pages: int = 0
 
@@ -84,7 +88,12 @@ class IngestReport:
             "roots": self.roots,
             "gone": self.gone,
             "moved": self.moved,
+            **({"interrupted": True, "files_left": self.files_left} if self.interrupted else {}),
         }
+
+    def stored(self) -> int:
+        """Files this run wrote (new or changed)."""
+        return self.count("new") + self.count("changed")
 
 
 ProgressFn = Callable[[int, int, int], None]  # entries done, entries total, chunks embedded
@@ -118,6 +127,8 @@ class Ingestor:
         self.lock = lock
         self.claim = claim  # a shared server: checks this store may ingest the collection
         self.lexical = lexical  # the BM25 indexes, mirrored chunk for chunk
+        # Set by Ctrl-C or SIGTERM (cancel.py): the run stops after the write in progress.
+        self.stop = StopFlag()
 
     def run(
         self,
@@ -185,33 +196,16 @@ class Ingestor:
         if self.lexical:  # catch up on whatever a killed run stored but never indexed
             self.lexical.reconcile(collection, self.store, save=False)
         entries = source.entries()
-        pending: list[Item] = []
-        pending_chunks = 0
-        embedded = 0
-
-        def store(items: list[Item], vectors: Any) -> int:
-            return self._store_batch(items, vectors, collection, report)
-
-        # Entries are read, hashed and chunked in a thread ahead of the embedding here, and
-        # each batch is embedded in another while the next one is gathered (Batches).
         prepared = prefetch(entries, source.prepare)
-        with Batches(self._embed, store) as batches:
-            for done, outcome_or_item in enumerate(prepared, start=1):
-                if isinstance(outcome_or_item, FileOutcome):
-                    report.files.append(outcome_or_item)
-                elif outcome_or_item.stream is not None:
-                    embedded += batches.send(pending) + batches.flush()
-                    pending, pending_chunks = [], 0
-                    embedded += self._store_streamed(outcome_or_item, collection, report)
-                else:
-                    pending.append(outcome_or_item)
-                    pending_chunks += outcome_or_item.chunk_count()
-                if pending_chunks >= FLUSH_CHUNKS:
-                    embedded += batches.send(pending)
-                    pending, pending_chunks = [], 0
-                if progress:
-                    progress(done, len(entries), embedded)
-            embedded += batches.send(pending) + batches.flush()
+        try:
+            embedded = self._write_entries(prepared, len(entries), collection, report, progress)
+        except StopRequested:
+            report.seconds = time.perf_counter() - started
+            # Entries with no outcome were not stored (read ahead, or embedding): left.
+            report.interrupted, report.files_left = True, len(entries) - len(report.files)
+            raise IngestInterrupted(report, report.files_left) from None
+        finally:
+            prepared.close()  # the reading thread stops too
         if progress:
             progress(len(entries), len(entries), embedded)
         gone = self._drop_moved(collection, report, source.gone())
@@ -230,6 +224,46 @@ class Ingestor:
         report.seconds = time.perf_counter() - started
         return report
 
+    def _write_entries(
+        self,
+        prepared: Any,
+        total: int,
+        collection: str,
+        report: IngestReport,
+        progress: ProgressFn | None,
+    ) -> int:
+        """Embed and write the prepared entries in batches; returns the chunks embedded.
+        A stop is looked at before each entry and while an embedding is awaited."""
+        pending: list[Item] = []
+        pending_chunks = 0
+        embedded = 0
+
+        def store(items: list[Item], vectors: Any) -> int:
+            return self._store_batch(items, vectors, collection, report)
+
+        # Entries are read, hashed and chunked in a thread ahead of the embedding here, and
+        # each batch is embedded in another while the next one is gathered (Batches).
+        with Batches(self._embed, store, self.stop.wait_for) as batches:
+            for done, outcome_or_item in enumerate(prepared, start=1):
+                if self.stop.is_set():
+                    raise StopRequested
+                if isinstance(outcome_or_item, FileOutcome):
+                    report.files.append(outcome_or_item)
+                elif outcome_or_item.stream is not None:
+                    embedded += batches.send(pending) + batches.flush()
+                    pending, pending_chunks = [], 0
+                    embedded += self._store_streamed(outcome_or_item, collection, report)
+                else:
+                    pending.append(outcome_or_item)
+                    pending_chunks += outcome_or_item.chunk_count()
+                if pending_chunks >= FLUSH_CHUNKS:
+                    embedded += batches.send(pending)
+                    pending, pending_chunks = [], 0
+                if progress:
+                    progress(done, total, embedded)
+            embedded += batches.send(pending) + batches.flush()
+        return embedded
+
     def _embed(self, pending: list[Item]) -> Any:
         # A QnA pair is embedded by its question only (`embed_text`).
         texts = [
@@ -237,7 +271,27 @@ class Ingestor:
             for item in pending
             for chunk in item.chunks
         ]
-        return self.embedder.embed(texts) if texts else []
+        return self._embed_once_each(texts) if texts else []
+
+    def _embed_once_each(self, texts: list[str]) -> Any:
+        """Identical texts (licence headers, footers, boilerplate) are embedded once."""
+        unique = list(dict.fromkeys(texts))
+        vectors = self.embedder.embed(unique)
+        if len(unique) == len(texts):
+            return vectors
+        position = {text: i for i, text in enumerate(unique)}
+        return vectors[[position[text] for text in texts]]
+
+    def _embed_stoppable(self, texts: list[str]) -> Any:
+        """Embed in a worker thread while this one watches for a stop (a large file's
+        slices are embedded here, one at a time)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragcli-embed")
+        try:
+            return self.stop.wait_for(pool.submit(self._embed_once_each, texts))
+        finally:
+            pool.shutdown(wait=False)
 
     def _store_batch(
         self, pending: list[Item], vectors: Any, collection: str, report: IngestReport
@@ -332,12 +386,12 @@ class Ingestor:
         for chunk in item.stream():
             batch.append(chunk)
             if len(batch) == FLUSH_CHUNKS:
-                vectors = self.embedder.embed([c.text for c in batch])
+                vectors = self._embed_stoppable([c.text for c in batch])
                 self._write_chunks(item, batch, vectors, start, 0, collection)
                 start += len(batch)
                 batch = []
         if batch:
-            vectors = self.embedder.embed([c.text for c in batch])
+            vectors = self._embed_stoppable([c.text for c in batch])
             self._write_chunks(item, batch, vectors, start, 0, collection)
             start += len(batch)
         if start == 0:
