@@ -112,6 +112,8 @@ SinceOpt = Annotated[
 ]
 
 
+PROGRESS_LINE_SECONDS = 5.0  # between plain progress lines when stderr is not a terminal
+
 # The flag behind each setting a command line can set, so an error names it.
 FLAG_NAMES = {
     "store.path": "--store",
@@ -227,6 +229,9 @@ def ingest(
             "Ctrl-C stops.",
         ),
     ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress display, only the summary.")
+    ] = False,
     as_json: JsonOpt = False,
     store: StoreOpt = None,
     config: ConfigOpt = None,
@@ -242,7 +247,8 @@ def ingest(
     check_collection_name(settings.store.collection)
     ingestor = service.ingestor(settings, on_export=_export_notice)
     prune = prune or watch  # watching, the store follows the tree: deletions included
-    report = _ingest_until_stopped(ingestor, paths, settings.store.collection, prune, as_json)
+    collection_name = settings.store.collection
+    report = _ingest_until_stopped(ingestor, paths, collection_name, prune, as_json, quiet)
     data = report.to_dict()
     _print_json(data) if as_json else console.print(ingest_view(data, show_skipped))
     if watch:
@@ -253,7 +259,12 @@ def ingest(
 
 
 def _ingest_until_stopped(
-    ingestor: Ingestor, paths: list[Path], collection: str, prune: bool, as_json: bool
+    ingestor: Ingestor,
+    paths: list[Path],
+    collection: str,
+    prune: bool,
+    as_json: bool,
+    quiet: bool = False,
 ) -> IngestReport:
     """The ingest, which Ctrl-C or SIGTERM stops after the write in progress: what was
     written stays, the rest is said, and the process exits 130."""
@@ -268,9 +279,11 @@ def _ingest_until_stopped(
 
     try:
         with SignalStop(ingestor.stop, said):
-            if can_animate(console) and not as_json:
+            if quiet:
+                return ingestor.run(paths, collection, prune=prune)
+            if can_animate(errors):
                 return _ingest_with_progress(ingestor, paths, collection, prune)
-            return ingestor.run(paths, collection, prune=prune)
+            return _ingest_with_lines(ingestor, paths, collection, prune)
     except IngestInterrupted as stopped:
         report = stopped.report
         if as_json:
@@ -329,42 +342,67 @@ def _watch(ingestor: Ingestor, paths: list[Path], collection: str, as_json: bool
     errors.print("stopped watching", style="dim")
 
 
+def _activity(ingestor: Ingestor) -> dict[str, Any]:
+    now = ingestor.activity
+    return {
+        "files_done": now.files_done,
+        "files_total": now.files_total,
+        "chunks": now.chunks,
+        "rate": now.rate(),
+        "eta": now.eta(),
+        "current": now.current,
+    }
+
+
 def _ingest_with_progress(
     ingestor: Ingestor, paths: list[Path], collection: str, prune: bool
 ) -> IngestReport:
-    import time
-
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress
 
     from ragcli.ingest.loaders import ocr
-    from ragcli.views.ingest import OcrColumn
+    from ragcli.views.ingest import ActivityColumn, OcrColumn
 
     def reading() -> tuple[str, int, int] | None:
         now = ocr.activity
         return None if now is None else (now.file, now.page, now.pages)
 
-    started = [0.0]
+    now = lambda: _activity(ingestor)  # noqa: E731
     with Progress(
-        TextColumn("[bold]ingest"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("files · {task.fields[chunks]} chunks · {task.fields[rate]} chunks/s"),
-        TimeElapsedColumn(),
+        BarColumn(bar_width=10),
+        ActivityColumn(now),
         OcrColumn(reading),
-        console=console,
+        console=errors,
         transient=True,
     ) as progress:
-        task = progress.add_task("ingest", total=None, chunks=0, rate="-")
+        task = progress.add_task("ingest", total=None)
 
         def update(done: int, total: int, chunks: int) -> None:
-            if not started[0]:
-                started[0] = time.perf_counter()
-            elapsed = max(time.perf_counter() - started[0], 1e-6)
-            progress.update(
-                task, completed=done, total=total, chunks=chunks, rate=f"{chunks / elapsed:.0f}"
-            )
+            now = ingestor.activity
+            progress.update(task, completed=now.files_done, total=now.files_total)
 
         return ingestor.run(paths, collection, prune=prune, progress=update)
+
+
+def _ingest_with_lines(
+    ingestor: Ingestor, paths: list[Path], collection: str, prune: bool
+) -> IngestReport:
+    """Not a terminal (a log, CI): a plain progress line on stderr every few seconds."""
+    import threading
+
+    from ragcli.views.ingest import progress_line
+
+    done = threading.Event()
+
+    def tick() -> None:
+        while not done.wait(PROGRESS_LINE_SECONDS):
+            print(f"ingest: {progress_line(_activity(ingestor))}", file=sys.stderr, flush=True)
+
+    ticker = threading.Thread(target=tick, name="progress-lines", daemon=True)
+    ticker.start()
+    try:
+        return ingestor.run(paths, collection, prune=prune)
+    finally:
+        done.set()
 
 
 @app.command()

@@ -93,3 +93,37 @@ def test_a_signal_stops_the_ingest_and_keeps_what_was_written(tmp_path, sig):
     report = json.loads(again.stdout)
     assert (report["files_new"], report["files_unchanged"]) == (left, stored)
     assert stored_files(store) == FILES
+
+
+def test_identical_chunk_texts_are_embedded_once_per_batch(tmp_path):
+    from ragcli import service
+    from tests.conftest import settings_for
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    licence = "## Licence\n\n" + "Permission is granted to copy and share this manual. " * 6
+    for number in range(4):
+        (docs / f"guide-{number}.md").write_text(
+            f"# Guide {number}\n\nGuide {number} explains topic number {number} in a few "
+            f"words of its own.\n\n{licence}\n"
+        )
+    ingestor = service.ingestor(settings_for(tmp_path / "store"))
+    embedded: list[str] = []
+    real_embed = ingestor.embedder.embed
+
+    def counting(texts: list[str]):
+        embedded.extend(texts)
+        return real_embed(texts)
+
+    ingestor.embedder.embed = counting  # type: ignore[method-assign]
+    report = ingestor.run([docs], "docs")
+    stored = ingestor.store.collection("docs").get(include=["documents", "embeddings"])
+    texts = stored["documents"]
+    assert report.chunks_added == len(texts) == 8  # each guide: its text, the licence
+    assert sorted(embedded) == sorted(set(texts))  # the licence chunk embedded once
+    licence_vectors = [
+        v for t, v in zip(texts, stored["embeddings"], strict=True) if "Permission" in t
+    ]
+    assert len(licence_vectors) == 4 and all(
+        (v == licence_vectors[0]).all() for v in licence_vectors
+    )

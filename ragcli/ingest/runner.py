@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragcli.errors import RagcliError
+from ragcli.ingest.activity import Activity
 from ragcli.ingest.cancel import IngestInterrupted, StopFlag, StopRequested
 from ragcli.ingest.chunker import Chunk, Chunker
 from ragcli.ingest.crashpoints import crash_point
@@ -41,6 +42,7 @@ FLUSH_CHUNKS = 1024
 # Text and Markdown files above this size are streamed: read, chunked, embedded and stored
 # in pieces, so memory stays bounded whatever the file's size.
 STREAM_BYTES = 8 << 20
+STREAM_BYTES_PER_CHUNK = 1000  # a guess for a streamed file's chunks, for the ETA only
 
 
 @dataclass
@@ -129,6 +131,7 @@ class Ingestor:
         self.lexical = lexical  # the BM25 indexes, mirrored chunk for chunk
         # Set by Ctrl-C or SIGTERM (cancel.py): the run stops after the write in progress.
         self.stop = StopFlag()
+        self.activity = Activity(embedder)  # what a progress display shows
 
     def run(
         self,
@@ -196,6 +199,7 @@ class Ingestor:
         if self.lexical:  # catch up on whatever a killed run stored but never indexed
             self.lexical.reconcile(collection, self.store, save=False)
         entries = source.entries()
+        self.activity.begin(entries)
         prepared = prefetch(entries, source.prepare)
         try:
             embedded = self._write_entries(prepared, len(entries), collection, report, progress)
@@ -239,7 +243,9 @@ class Ingestor:
         embedded = 0
 
         def store(items: list[Item], vectors: Any) -> int:
-            return self._store_batch(items, vectors, collection, report)
+            written = self._store_batch(items, vectors, collection, report)
+            self.activity.finished(len(items))
+            return written
 
         # Entries are read, hashed and chunked in a thread ahead of the embedding here, and
         # each batch is embedded in another while the next one is gathered (Batches).
@@ -247,15 +253,23 @@ class Ingestor:
             for done, outcome_or_item in enumerate(prepared, start=1):
                 if self.stop.is_set():
                     raise StopRequested
+                activity = self.activity
                 if isinstance(outcome_or_item, FileOutcome):
                     report.files.append(outcome_or_item)
+                    activity.finished()
                 elif outcome_or_item.stream is not None:
                     embedded += batches.send(pending) + batches.flush()
                     pending, pending_chunks = [], 0
-                    embedded += self._store_streamed(outcome_or_item, collection, report)
+                    # Its chunks are counted as they come: about one per kilobyte till then.
+                    item = outcome_or_item
+                    activity.read(item.size, max(1, item.size // STREAM_BYTES_PER_CHUNK), item.key)
+                    embedded += self._store_streamed(item, collection, report)
+                    activity.finished()
                 else:
                     pending.append(outcome_or_item)
                     pending_chunks += outcome_or_item.chunk_count()
+                    item = outcome_or_item
+                    activity.read(item.size, item.chunk_count(), item.key)
                 if pending_chunks >= FLUSH_CHUNKS:
                     embedded += batches.send(pending)
                     pending, pending_chunks = [], 0

@@ -92,6 +92,7 @@ class SentenceTransformerEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
+        self.embedded = getattr(self, "embedded", 0) + len(texts)
         vectors = self._load().encode(
             list(texts),
             batch_size=self.batch_size,

@@ -65,6 +65,8 @@ class OnnxEmbedder:
         self.session = _make_session(self.onnx_path)
         self._feeds_token_types = "token_type_ids" in {i.name for i in self.session.get_inputs()}
         self.dimension: int = int(self.session.get_outputs()[0].shape[-1])
+        # Texts embedded so far: a progress display reads it between batches.
+        self.embedded = 0
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """L2-normalised float32 embeddings, shape (len(texts), dimension), in input order."""
@@ -77,6 +79,7 @@ class OnnxEmbedder:
         for start in range(0, len(order), self.batch_size):
             idx = order[start : start + self.batch_size]
             out[idx] = self._run_batch([encodings[i] for i in idx])
+            self.embedded += len(idx)
         # The graph already normalises; this keeps the contract for models without Normalize.
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)

@@ -6,7 +6,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.progress import ProgressColumn, Task
 from rich.table import Column
 from rich.text import Text
@@ -39,6 +40,62 @@ class OcrColumn(ProgressColumn):
             no_wrap=True,
             overflow="ellipsis",
         )
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+def progress_line(now: dict[str, Any], with_file: bool = True) -> str:
+    """`115/145 files · 2,345 chunks · 48 chunks/s · ETA 1:20 · docs/big.md`: what an
+    ingest is doing (`now`: files_done, files_total, chunks, rate, eta, current)."""
+    eta = "ETA -" if now["eta"] is None else f"ETA {_clock(now['eta'])}"
+    parts = [
+        f"{now['files_done']}/{now['files_total']} files",
+        f"{now['chunks']:,} chunks",
+        f"{now['rate']:.0f} chunks/s",
+        eta,
+    ]
+    if with_file and now["current"]:
+        parts.append(display_path(now["current"]))
+    return " · ".join(parts)
+
+
+class _ActivityLine:
+    """The counts in full, then the current file's path cut from the left to the width
+    left ("…/sub/0042-abstract.txt"): on a narrow terminal the name stays readable."""
+
+    def __init__(self, counts: str, path: str) -> None:
+        self.counts = counts
+        self.path = f" · {path}" if path else ""
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(len(self.counts), len(self.counts) + len(self.path))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        room = options.max_width - len(self.counts)
+        path = self.path
+        if len(path) > room:
+            path = " · …" + path[len(path) - max(room - 4, 0) :] if room > 8 else ""
+        line = Text(self.counts, no_wrap=True)
+        line.append(path, style="dim")
+        yield line
+
+
+class ActivityColumn(ProgressColumn):
+    """The ingest's counts, rate, ETA and current file, read afresh at every redraw: they
+    move while one large file or one batch is embedded, when no file finishes."""
+
+    def __init__(self, read: Callable[[], dict[str, Any]]) -> None:
+        super().__init__(table_column=Column(no_wrap=True, ratio=1))
+        self.read = read
+
+    def render(self, task: Task) -> RenderableType:
+        now = self.read()
+        current = display_path(now["current"]) if now["current"] else ""
+        return _ActivityLine(progress_line(now, with_file=False), current)
 
 
 def ingest_view(report: dict[str, Any], show_repeated: bool = False) -> RenderableType:
