@@ -96,3 +96,30 @@ def citation_label(chunk: RetrievedChunk) -> str:
         except ValueError:  # another drive on Windows
             pass
     return chunk.metadata.cited(path)
+
+
+def cited_first(answer: str, merged: MergedSources) -> tuple[str, MergedSources]:
+    """The sources the answer cites, numbered 1..n in the order it first cites them, then
+    the rest: an answer never skips a number ([1] [2] [5]). The answer, the sub-answers
+    and the numbering follow the new order."""
+    order = [
+        int(n) for n in dict.fromkeys(re.findall(r"\d+", " ".join(CITATION_GROUP.findall(answer))))
+    ]
+    order = [n for n in order if 1 <= n <= len(merged.sources)]
+    order += [n for n in range(1, len(merged.sources) + 1) if n not in order]
+    mapping = {old: new for new, old in enumerate(order, start=1)}
+    if all(old == new for old, new in mapping.items()):
+        return answer, merged
+    sources = [merged.sources[old - 1] for old in order]
+    subs = [
+        sub.model_copy(update={"answer": renumber(sub.answer, mapping)[0]})
+        for sub in merged.sub_answers
+    ]
+    reordered = MergedSources(
+        sources=sources,
+        numbering={chunk.chunk_id: n for n, chunk in enumerate(sources, start=1)},
+        sub_answers=subs,
+        retrieved=merged.retrieved,
+        dropped=merged.dropped,
+    )
+    return renumber(answer, mapping)[0], reordered

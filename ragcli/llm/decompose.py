@@ -155,6 +155,11 @@ def _distribute(a: str, b: str) -> tuple[str, str]:
     the Team plans' and 'the yearly prices of the Business plans'."""
     a_words, b_words = a.split(), b.split()
     shared = SHARED_PHRASE.match(a)
+    # "the Team and Business plans": the head noun after B is A's too ("the Team plans").
+    noun = b_words[-1] if len(b_words) >= 2 else ""
+    bare_a = [w for w in a_words if not re.fullmatch(_DETERMINER, w, re.I)]
+    if shared is None and noun.endswith("s") and len(bare_a) == 1 and noun not in a_words:
+        return f"{a} {noun}", b
     if (
         shared is None
         or len(b_words) >= len(a_words)

@@ -53,6 +53,22 @@ class Candidate:
     vector: np.ndarray
 
 
+def introduced(text: str, position: int) -> str:
+    """The list items or code block right after unit `position` of `text` (what a lead-in
+    ending with a colon introduces), or ""."""
+    from ragcli.llm.segment import units
+
+    found = units(text)
+    following: list[str] = []
+    for unit in found[position + 1 :]:
+        if unit.kind not in ("item", "code") or (following and unit.kind == "code"):
+            break
+        following.append(unit.text)
+        if unit.kind == "code":
+            break
+    return "\n".join(following)
+
+
 class ExtractiveBackend:
     name = "extractive"
     remote = False
@@ -96,6 +112,8 @@ class ExtractiveBackend:
             for position, sentence in enumerate(sentences(chunk.content)):
                 if sentence.lstrip().startswith("#") or len(WORD.findall(sentence)) < 3:
                     continue  # headings and fragments are not answers
+                if sentence.rstrip().endswith("?"):
+                    continue  # a question in the source restates, it does not answer
                 found.append((sentence, number, position))
         vectors = self._vectors([text for text, _, _ in found])
         return [Candidate(t, n, p, v) for (t, n, p), v in zip(found, vectors, strict=False)]
@@ -172,7 +190,16 @@ class ExtractiveBackend:
             length += len(candidate.text) + 5
         # Read in source order: a passage's sentences keep their sequence.
         chosen.sort(key=lambda c: (c.chunk_number, c.position))
-        return " ".join(f"{c.text} [{c.chunk_number}]" for c in chosen)
+        room = self.options.answer_max_chars - length
+        quoted = []
+        for c in chosen:
+            text = f"{c.text} [{c.chunk_number}]"
+            if c.text.rstrip().endswith(":"):  # a lead-in: quote the list or code it introduces
+                follow = introduced(chunks[c.chunk_number - 1].content, c.position)
+                if follow and len(follow) + 4 <= room:
+                    text, room = f"{text}\n\n{follow}\n\n", room - len(follow) - 4
+            quoted.append(text)
+        return " ".join(quoted).replace("\n\n ", "\n\n").strip()
 
     def _support(self, answer: str, chunks: list[RetrievedChunk]) -> tuple[list[str], list[str]]:
         """Answer sentences found in the sources, and those not found."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
 WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'_-]*")
 CITATION = re.compile(r"\s*\[(\d+)\]")
 
@@ -23,7 +22,11 @@ STOPWORDS = frozenset(
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in SENTENCE_END.split(text) if s and len(s.strip()) > 1]
+    """Sentences, list items, code blocks and headings (segment.py): a hard-wrapped
+    sentence is one sentence, not one per line."""
+    from ragcli.llm.segment import sentence_texts
+
+    return sentence_texts(text)
 
 
 @lru_cache(maxsize=1)

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ragcli.errors import BackendError
-from ragcli.llm.citations import MergedSources, merge_sources, renumber
+from ragcli.llm.citations import MergedSources, cited_first, merge_sources, renumber
 from ragcli.llm.text import cited_numbers
 from ragcli.models import SubAnswer
 from ragcli.pipeline.context import RunContext
@@ -162,6 +162,7 @@ def synthesize(
                     f"{len(merged.sources)} sources: removed"
                 )
             step.decision = f"{len(merged.sub_answers)} sub-answers → one answer"
+        answer, merged = cited_first(answer, merged)  # citations 1..n, no number skipped
         cited = {int(n) for n in cited_numbers(answer)}
         step.scores = {
             "sources": len(merged.sources),

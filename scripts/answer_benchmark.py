@@ -1,0 +1,83 @@
+#!/usr/bin/env python
+"""How good the offline (extractive) backend's answers are, on a SQuAD 2.0 article.
+
+Ingests the article as one Markdown file into a temporary store, asks every answerable
+question in standard mode with the extractive backend, and reports: a gold answer in the
+retrieved sources (hit@5), a gold answer in the answer text (SQuAD normalisation), and the
+median answer length in characters.
+
+    .venv/bin/python scripts/answer_benchmark.py [--data ../shared/eval/squad-rhine] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--data", type=Path, default=ROOT.parent / "shared" / "eval" / "squad-rhine"
+    )
+    parser.add_argument("--limit", type=int, default=None, help="the first N questions only")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    args = parser.parse_args()
+
+    from ragcli import service
+    from ragcli.config import load_settings
+    from ragcli.evaluation.squad import contains_answer, load_article
+
+    source = next(args.data.glob("*.json"), None)
+    if source is None:
+        raise SystemExit(f"answer_benchmark: no SQuAD JSON file in {args.data}")
+    title, markdown, questions = load_article(source)
+    questions = questions[: args.limit] if args.limit else questions
+    with tempfile.TemporaryDirectory() as work:
+        article = Path(work) / f"{title.lower().replace(' ', '_')}.md"
+        article.write_text(markdown, encoding="utf-8")
+        settings = load_settings(
+            None,
+            {"store.path": str(Path(work) / "store"), "llm.provider": "extractive"},
+            environ={},
+        )
+        service.ingestor(settings).run([article], settings.store.collection)
+        resources = service.Resources(settings)
+        hits = found = 0
+        lengths = []
+        started = time.perf_counter()
+        for q in questions:
+            result = service.ask(settings, q.question, resources=resources)
+            hits += any(contains_answer(s.content, q.answers) for s in result.sources[:5])
+            found += contains_answer(result.answer, q.answers)
+            lengths.append(len(result.answer))
+        seconds = time.perf_counter() - started
+    report = {
+        "article": title,
+        "questions": len(questions),
+        "hit_at_5": round(hits / len(questions), 3),
+        "answer_contains_gold": round(found / len(questions), 3),
+        "median_answer_chars": statistics.median(lengths),
+        "seconds_per_question": round(seconds / len(questions), 3),
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(
+            f"{title}: {len(questions)} answerable questions · hit@5 {report['hit_at_5']:.3f} · "
+            f"gold answer in the answer {report['answer_contains_gold']:.3f} · median answer "
+            f"{report['median_answer_chars']:.0f} characters · {report['seconds_per_question']:.2f} s/question"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,88 @@
+"""Text into quotable units: hard wraps undone, lists and code kept whole, and the
+extractive answers built from them read as whole sentences."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from ragcli.llm.segment import units
+from tests.storecheck import cli_env, ragcli
+
+ANSWERS = Path(__file__).parent / "data" / "answers"
+
+
+def test_hard_wraps_are_spaces_and_lists_and_code_stay_whole():
+    text = (
+        "# Title\n\nThe line length should be limited to 72\ncharacters for docstrings. "
+        "Rust provides the\nquestion mark operator `?` for this.\n\nInstall it:\n\n"
+        "- run `pip install x`\n  with care\n- then restart\n\n```bash\ndw backup\n\n"
+        "dw verify\n```\nDone, e.g. twice. Next (see 3.5 below)."
+    )
+    assert [(u.kind, u.text) for u in units(text)] == [
+        ("heading", "# Title"),
+        ("sentence", "The line length should be limited to 72 characters for docstrings."),
+        ("sentence", "Rust provides the question mark operator `?` for this."),
+        ("sentence", "Install it:"),
+        ("item", "- run `pip install x` with care"),
+        ("item", "- then restart"),
+        ("code", "```bash\ndw backup\n\ndw verify\n```"),
+        ("sentence", "Done, e.g. twice."),
+        ("sentence", "Next (see 3.5 below)."),
+    ]
+
+
+def ask(tmp_path: Path, name: str, question: str) -> dict:
+    docs = tmp_path / "docs"
+    docs.mkdir(exist_ok=True)
+    shutil.copy(ANSWERS / name, docs / name)
+    store = str(tmp_path / "store")
+    ingest = ragcli("ingest", str(docs), "--store", store, "-q", cwd=tmp_path, env=cli_env())
+    assert ingest.returncode == 0, ingest.stderr
+    run = ragcli("ask", question, "--store", store, "--json", cwd=tmp_path, env=cli_env())
+    assert run.returncode in (0, 3), run.stderr
+    return json.loads(run.stdout)
+
+
+def test_a_hard_wrapped_sentence_is_quoted_whole(tmp_path):
+    result = ask(tmp_path, "pep_style.txt", "How long should docstring lines be?")
+    assert "the line length should be limited to 72 characters. [1]" in result["answer"]
+
+
+def test_a_lead_in_brings_the_code_it_introduces(tmp_path):
+    question = "How do I allow cross-origin requests from a frontend on localhost:8080?"
+    answer = ask(tmp_path, "cors.md", question)["answer"]
+    assert "do the following: [1]" in answer
+    assert 'app.add_middleware(CORSMiddleware, allow_origins=["http://localhost:8080"])' in answer
+    assert answer.count("```") == 2  # the code block whole, fences included
+
+
+def test_a_comparison_keeps_its_subject_in_every_part():
+    from ragcli.llm.decompose import decompose
+
+    assert decompose("Compare the Team and Business plans.", 4) == [
+        "What are the Team plans?",
+        "What are Business plans?",
+        "How do the Team and Business plans differ?",
+    ]
+
+
+def test_synthesized_citations_are_numbered_without_gaps():
+    from ragcli.llm.citations import cited_first, merge_sources
+    from ragcli.models import ChunkMetadata, RetrievedChunk, SubAnswer
+
+    def chunk(n: int) -> RetrievedChunk:
+        meta = ChunkMetadata(chunk_id=f"c{n}", source_file=f"f{n}.md", file_type="md")
+        return RetrievedChunk(content=f"text {n}", score=1.0, metadata=meta)
+
+    subs = [
+        SubAnswer(question="a?", answer="A is one [2].", sources=[chunk(1), chunk(2), chunk(3)]),
+        SubAnswer(question="b?", answer="B is two [2].", sources=[chunk(4), chunk(5)]),
+    ]
+    merged = merge_sources(subs)  # global numbers: c1..c5 = [1]..[5]; B's [2] is c5 = [5]
+    answer, reordered = cited_first("A is one [2]. B is two [5].", merged)
+    assert answer == "A is one [1]. B is two [2]."
+    assert [c.chunk_id for c in reordered.sources] == ["c2", "c5", "c1", "c3", "c4"]
+    assert [s.answer for s in reordered.sub_answers] == ["A is one [1].", "B is two [2]."]
+    assert reordered.numbering["c5"] == 2
