@@ -53,20 +53,20 @@ class Candidate:
     vector: np.ndarray
 
 
-def introduced(text: str, position: int) -> str:
-    """The list items or code block right after unit `position` of `text` (what a lead-in
-    ending with a colon introduces), or ""."""
+def introduced(text: str, position: int) -> tuple[str, int]:
+    """The list items, table rows or code block right after unit `position` of `text`
+    (what a lead-in ending with a colon introduces), and how many units that is."""
     from ragcli.llm.segment import units
 
     found = units(text)
     following: list[str] = []
     for unit in found[position + 1 :]:
-        if unit.kind not in ("item", "code") or (following and unit.kind == "code"):
+        if unit.kind not in ("item", "row", "code") or (following and unit.kind == "code"):
             break
         following.append(unit.text)
         if unit.kind == "code":
             break
-    return "\n".join(following)
+    return "\n".join(following), len(following)
 
 
 class ExtractiveBackend:
@@ -192,14 +192,22 @@ class ExtractiveBackend:
         chosen.sort(key=lambda c: (c.chunk_number, c.position))
         room = self.options.answer_max_chars - length
         quoted = []
+        taken: set[tuple[int, int]] = set()  # (chunk, position) quoted after a lead-in
         for c in chosen:
+            if (c.chunk_number, c.position) in taken:
+                continue
             text = f"{c.text} [{c.chunk_number}]"
             if c.text.rstrip().endswith(":"):  # a lead-in: quote the list or code it introduces
-                follow = introduced(chunks[c.chunk_number - 1].content, c.position)
-                if follow and len(follow) + 4 <= room:
-                    text, room = f"{text}\n\n{follow}\n\n", room - len(follow) - 4
+                follow, count = introduced(chunks[c.chunk_number - 1].content, c.position)
+                taken |= {(c.chunk_number, c.position + i) for i in range(1, count + 1)}
+                # Single line breaks: a list or a code fence may interrupt a paragraph in
+                # Markdown, and a blank line would split a synthesized section in two. The
+                # citation closes the whole quote.
+                if follow and len(follow) + 2 <= room:
+                    text = f"{c.text}\n{follow}\n[{c.chunk_number}]\n"
+                    room -= len(follow) + 2
             quoted.append(text)
-        return " ".join(quoted).replace("\n\n ", "\n\n").strip()
+        return " ".join(quoted).replace("\n ", "\n").strip()
 
     def _support(self, answer: str, chunks: list[RetrievedChunk]) -> tuple[list[str], list[str]]:
         """Answer sentences found in the sources, and those not found."""

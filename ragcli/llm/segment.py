@@ -1,7 +1,8 @@
 """Text into the units an answer can quote: sentences, with hard-wrapped lines joined
 first (a line break inside a paragraph is a space, as in a PEP, a .txt or an .rst file);
-a Markdown list kept as one unit per item; a fenced code block kept whole; a heading on
-its own. Without this, a wrapped sentence is cut at every line end and quoted in halves."""
+a Markdown list kept as one unit per item, a table as one per row; a fenced code block
+kept whole; a heading on its own. Without this, a wrapped sentence is cut at every line
+end and quoted in halves."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-UnitKind = Literal["sentence", "item", "code", "heading"]
+UnitKind = Literal["sentence", "item", "row", "code", "heading"]
 
 FENCE = re.compile(r"^[ \t]*(```|~~~)")
 HEADING = re.compile(r"^[ \t]*#{1,6}\s")
 ITEM = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])\s+")
 RULE = re.compile(r"^[ \t]*(?:[-=*_]\s*){3,}$")  # a setext underline or a thematic break
+TABLE_ROW = re.compile(r"^[ \t]*\|")
+TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}")  # | --- | :--: |
 # A sentence ends at . ! or ? (and any closing quote or bracket) before a capital, a digit,
 # a quote or a bracket: "e.g. the" and "3.5 times" stay whole.
 SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\"'(\[`*]?[A-Z0-9])")
@@ -96,6 +99,12 @@ def _block_units(block: str) -> list[Unit]:
             flush_item()
             if HEADING.match(line):
                 found.append(Unit(line.strip(), "heading"))
+            continue
+        if TABLE_ROW.match(line):  # a table row is a unit of its own, as it was written
+            flush_paragraph()
+            flush_item()
+            if not TABLE_RULE.match(line):
+                found.append(Unit(line.strip(), "row"))
             continue
         if ITEM.match(line):
             flush_paragraph()

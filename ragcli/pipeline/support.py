@@ -122,22 +122,34 @@ def claims(answer: str, skip: Sequence[str] = ()) -> list[Claim]:
     (ragcli's own notes inside an answer) are not claims."""
     fenced = _fenced_spans(answer)
     found: list[Claim] = []
+    # Uncited lines of one block (no blank line between) that a citation closes: a quoted
+    # lead-in and its list, cited once at the end, are all backed by that citation.
+    open_block: list[Claim] = []
     start = 0
     for match in [*BOUNDARY.finditer(answer), None]:
         begin = start
         end = len(answer) if match is None else match.start() + len(match.group("cites") or "")
         start = len(answer) if match is None else match.end()
+        blank_line_after = match is not None and "\n\n" in match.group(0)
         if any(a <= begin < b or a < end <= b for a, b in fenced):
             continue  # code is quoted, not claimed
         segment = answer[begin:end]
+        numbers = [int(n) for group in CITATIONS.findall(segment) for n in group.split(",")]
+        cites = list(dict.fromkeys(numbers))
+        if cites:
+            for earlier in open_block:
+                earlier.cites = cites
+            open_block = []
         text = " ".join(CITATIONS.sub("", segment).split()).lstrip("-*• ").strip()
         text = re.sub(r"\s+([.!?,;:])", r"\1", text)  # "nightly [1]." read "nightly."
-        if len(WORD.findall(text)) < MIN_WORDS or text.lower().startswith("sources:"):
-            continue
-        if HEDGE.search(text) or text in skip or text.endswith("?"):
-            continue  # a hedge, ragcli's own note, a question: nothing claimed
-        numbers = [int(n) for group in CITATIONS.findall(segment) for n in group.split(",")]
-        found.append(Claim(text, list(dict.fromkeys(numbers)), end))
+        skipped = len(WORD.findall(text)) < MIN_WORDS or text.lower().startswith("sources:")
+        if not skipped and not (HEDGE.search(text) or text in skip or text.endswith("?")):
+            claim = Claim(text, cites, end)
+            found.append(claim)
+            if not cites:
+                open_block.append(claim)
+        if blank_line_after:
+            open_block = []
     return found
 
 
