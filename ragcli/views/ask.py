@@ -99,6 +99,8 @@ def footer(result: AskResult, cost: float | None) -> Text:
     if cost is not None:
         parts.append(format_cost(cost))
     parts.append(f"trace {result.trace_id}")
+    if result.conversation is not None and result.conversation.turn > 1:
+        parts.append(f"turn {result.conversation.turn} of {result.conversation.id}")
     return Text(" · ".join(parts), style="dim")
 
 
@@ -120,6 +122,10 @@ def ask_view(
     if result.auto_details is not None:  # what --mode auto chose, before what it answered
         auto = result.auto_details
         parts.append(Text(f"auto → {auto.mode}: {auto.reason}", style="bold cyan"))
+    turn = result.conversation
+    if turn is not None and turn.rewritten:  # what was searched for, before the answer
+        parts.append(Text(f"searched as: {turn.standalone}", style="cyan"))
+        parts.append(Text(f"  ({turn.reason})", style="dim"))
     marked, footnotes = support_marks(result)
     parts.append(answer_panel(marked, _badge(result), answer_style(result.answer_type)))
     parts += footnotes
