@@ -494,6 +494,68 @@ def ask(
 
 
 @app.command()
+def chat(
+    mode: ModeOpt = "standard",
+    collection: LongCollectionOpt = None,
+    continue_latest: Annotated[
+        bool, typer.Option("--continue", "-c", help="Continue the latest conversation.")
+    ] = False,
+    conversation_id: Annotated[
+        str | None,
+        typer.Option(
+            "--conversation", metavar="ID", help="Continue conversation ID (a prefix is enough)."
+        ),
+    ] = None,
+    top_k: TopKOpt = None,
+    llm: LlmOpt = None,
+    paths: PathOpt = None,
+    types: TypeOpt = None,
+    since: SinceOpt = None,
+    store: StoreOpt = None,
+    config: ConfigOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Talk with your documents: follow-up questions read the conversation so far.
+
+    Slash commands: /mode NAME, /sources, /trace, /new, /help, /exit. Ctrl-C cancels the
+    answer in progress, Ctrl-D leaves."""
+    from ragcli import service
+    from ragcli.pipeline.modes.registry import runnable
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise RagcliError(
+            "chat needs a terminal (input or output is not a TTY); "
+            'for scripts use `ragcli ask "QUESTION"` and `ragcli ask -c "FOLLOW-UP"`',
+            ExitCode.USAGE,
+        )
+    _logging(verbose)
+    filters = _filters(paths, types, since)
+    settings = _settings(
+        config,
+        store,
+        {"store.collection": collection, "llm.provider": llm, "retrieval.top_k": top_k},
+    )
+    settings = service.with_top_k(settings, top_k)
+    modes = runnable()
+    if mode not in modes:
+        raise RagcliError(f"--mode {mode!r}: choose one of {', '.join(modes)}", ExitCode.USAGE)
+    conversation = None
+    if continue_latest or conversation_id:
+        conversation = service.continue_conversation(settings, conversation_id)
+    from ragcli.chat.session import ChatLoop
+
+    session = service.AskSession(
+        settings,
+        mode,
+        collection=collection,
+        filters=filters,
+        conversation=conversation,
+        on_export=_export_notice,
+    )
+    ChatLoop(session, console, errors).run()
+
+
+@app.command()
 def search(
     query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for.")],
     top_k: TopKOpt = None,

@@ -80,12 +80,12 @@ def _grades(result: AskResult) -> dict[str, float] | None:
     return grades
 
 
-def _badge(result: AskResult) -> Text:
+def badge(result: AskResult) -> Text:
     style = answer_style(result.answer_type)
-    badge: str = result.answer_type
+    label: str = result.answer_type
     if result.tos_details:
-        badge += f" · {result.tos_details.answer_type}"
-    return Text.assemble((result.mode, "bold"), " · ", (badge, style))
+        label += f" · {result.tos_details.answer_type}"
+    return Text.assemble((result.mode, "bold"), " · ", (label, style))
 
 
 def footer(result: AskResult, cost: float | None) -> Text:
@@ -127,7 +127,7 @@ def ask_view(
         parts.append(Text(f"searched as: {turn.standalone}", style="cyan"))
         parts.append(Text(f"  ({turn.reason})", style="dim"))
     marked, footnotes = support_marks(result)
-    parts.append(answer_panel(marked, _badge(result), answer_style(result.answer_type)))
+    parts.append(answer_panel(marked, badge(result), answer_style(result.answer_type)))
     parts += footnotes
     parts += [Text(f"⚠ {note}", style="yellow") for note in result.notes]
     if result.tos_details:
