@@ -75,13 +75,16 @@ class ChatLoop:
 
     def answer(self, question: str) -> None:
         from ragcli.pipeline.conversation import check_length
-        from ragcli.terminal import LiveAnswer
+        from ragcli.terminal import LiveAnswer, can_animate
         from ragcli.views.chat import chat_answer
 
         try:
             check_length(question, self.session.settings.conversation)
-            with LiveAnswer(self.console) as live:
-                result = self.session.ask(question, on_token=live)
+            if can_animate(self.console):
+                with LiveAnswer(self.console) as live:
+                    result = self.session.ask(question, on_token=live)
+            else:  # NO_COLOR or TERM=dumb: no redrawing, the answer when complete
+                result = self.session.ask(question)
         except KeyboardInterrupt:
             self.console.print("cancelled: that question is not part of the conversation")
             return
