@@ -24,7 +24,7 @@ CONTINUATION = re.compile(
 FILLER = frozenset(
     "what which how many much else more one ones thing things kind sort way ways about "
     "there any other another again instead case happen happens mean means work works "
-    "long big old new".split()
+    "long big old new take takes go goes include includes".split()
 )
 # Most topic words carried into a follow-up from the latest turn that has a topic.
 MAX_CARRIED = 8
