@@ -76,7 +76,16 @@ def standalone_step(
     conversation: Conversation,
     options: ConversationSettings,
 ) -> ConversationDetails:
-    """The follow-up made standalone, recorded as the trace's `standalone` step."""
+    """The follow-up made standalone, recorded as the trace's `standalone` step. A first
+    question has nothing to refer back to: no step, no model call."""
+    if not conversation.turns:
+        return ConversationDetails(
+            id=conversation.id,
+            turn=1,
+            asked=question,
+            standalone=question,
+            reason="first question of the conversation",
+        )
     history = bounded(conversation.turns, options)
     tokens = sum(estimate_tokens(t.question) + estimate_tokens(t.answer) for t in history)
     with trace.step("standalone", question=question, history_turns=len(history)) as step:
