@@ -49,8 +49,10 @@ class ChatLoop:
 
     def run(self) -> None:
         prompt = self._prompt()
+        filters = self.session.filters
+        scope = f" · filter {filters.describe()}" if filters is not None and filters.active else ""
         self.console.print(
-            f"ragcli chat · mode {self.session.mode} · conversation "
+            f"ragcli chat · mode {self.session.mode}{scope} · conversation "
             f"{self.session.conversation.id} · /help for commands, Ctrl-D to leave",
             style="dim",
             highlight=False,
