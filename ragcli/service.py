@@ -175,7 +175,9 @@ class Resources:
     def embedder(self):
         with self._lock:
             if self._embedder is None:
-                self._embedder = embedder(self.settings)
+                from ragcli.store.embedding_cache import CachingEmbedder
+
+                self._embedder = CachingEmbedder(embedder(self.settings))
             return self._embedder
 
     def store(self):
