@@ -168,7 +168,7 @@ class Resources:
     def __init__(self, settings: Settings):
         self.settings = settings
         self.lexical = lexical_indexes(settings)
-        self._embedder = None
+        self._embedder: Any = None
         self._store = None
         self._lock = threading.Lock()
 
