@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -40,6 +41,7 @@ def spawn(store: Path, home: Path, *args: str, env: dict[str, str] | None = None
         timeout=90,
     )
     child.expect("/help for commands")
+    child.banner = child.before  # names the mode and the conversation
     child.expect(PROMPT)
     return child
 
@@ -138,3 +140,23 @@ def test_chat_without_a_terminal_suggests_ask(tmp_path):
 @pytest.fixture(autouse=True)
 def _no_user_history(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+
+
+def test_chat_continue_picks_up_the_conversation_ask_started(sample_store, tmp_path):
+    from typer.testing import CliRunner
+
+    from ragcli.cli import app
+
+    first = CliRunner().invoke(
+        app, ["ask", "How do I schedule automatic backups?", "--store", str(sample_store), "--json"]
+    )
+    conversation = json.loads(first.output)["conversation"]["id"]
+    child = spawn(sample_store, tmp_path, "-c")
+    try:
+        assert conversation in child.banner
+        out = say(child, "Who can do that?", "searched as:", f"turn 2 of {conversation}")
+        assert "backups" in out
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
