@@ -80,6 +80,20 @@ CollectionOpt = Annotated[
         "--collection", "-c", metavar="NAME", help="Collection (default: store.collection)."
     ),
 ]
+# `ask` and `chat` give -c to --continue, as `llm -c` does: the collection is long-only there.
+LongCollectionOpt = Annotated[
+    str | None,
+    typer.Option("--collection", metavar="NAME", help="Collection (default: store.collection)."),
+]
+ModeOpt = Annotated[
+    str,
+    typer.Option(
+        "--mode",
+        "-m",
+        metavar="MODE",
+        help=f"One of: {', '.join(MODE_NAMES)}; {AUTO} picks one per question.",
+    ),
+]
 TopKOpt = Annotated[
     int | None,
     typer.Option("--top-k", "-k", metavar="N", min=1, max=100, help="Chunks to retrieve."),
@@ -446,7 +460,19 @@ def ask(
             help="Model calls at most (limits.max_llm_calls).",
         ),
     ] = None,
-    collection: CollectionOpt = None,
+    collection: LongCollectionOpt = None,
+    continue_latest: Annotated[
+        bool,
+        typer.Option(
+            "--continue", "-c", help="Continue the latest conversation: a follow-up question."
+        ),
+    ] = False,
+    conversation_id: Annotated[
+        str | None,
+        typer.Option(
+            "--conversation", metavar="ID", help="Continue conversation ID (a prefix is enough)."
+        ),
+    ] = None,
     paths: PathOpt = None,
     types: TypeOpt = None,
     since: SinceOpt = None,
@@ -503,6 +529,9 @@ def ask(
         set_values,
     )
     settings = service.with_top_k(settings, top_k)
+    conversation = None
+    if continue_latest or conversation_id:
+        conversation = service.continue_conversation(settings, conversation_id)
     if not no_stream and not as_json and can_animate(console):
         from ragcli.terminal import LiveAnswer
 
@@ -515,10 +544,17 @@ def ask(
                 on_token=live,
                 refresh=refresh,
                 filters=filters,
+                conversation=conversation,
             )
     else:
         result = service.ask(
-            settings, question, mode, on_export=_export_notice, refresh=refresh, filters=filters
+            settings,
+            question,
+            mode,
+            on_export=_export_notice,
+            refresh=refresh,
+            filters=filters,
+            conversation=conversation,
         )
     usd = service.cost_of(settings, result.backend.model_dump(), result.usage.model_dump())
     if as_json:
@@ -536,6 +572,68 @@ def ask(
     code = exit_code_for(result.answer_type)
     if code != ExitCode.OK:
         raise typer.Exit(int(code))
+
+
+@app.command()
+def chat(
+    mode: ModeOpt = "standard",
+    collection: LongCollectionOpt = None,
+    continue_latest: Annotated[
+        bool, typer.Option("--continue", "-c", help="Continue the latest conversation.")
+    ] = False,
+    conversation_id: Annotated[
+        str | None,
+        typer.Option(
+            "--conversation", metavar="ID", help="Continue conversation ID (a prefix is enough)."
+        ),
+    ] = None,
+    top_k: TopKOpt = None,
+    llm: LlmOpt = None,
+    paths: PathOpt = None,
+    types: TypeOpt = None,
+    since: SinceOpt = None,
+    store: StoreOpt = None,
+    config: ConfigOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Talk with your documents: follow-up questions read the conversation so far.
+
+    Slash commands: /mode NAME, /sources, /trace, /new, /help, /exit. Ctrl-C cancels the
+    answer in progress, Ctrl-D leaves."""
+    from ragcli import service
+    from ragcli.pipeline.modes.registry import runnable
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise RagcliError(
+            "chat needs a terminal (input or output is not a TTY); "
+            'for scripts use `ragcli ask "QUESTION"` and `ragcli ask -c "FOLLOW-UP"`',
+            ExitCode.USAGE,
+        )
+    _logging(verbose)
+    filters = _filters(paths, types, since)
+    settings = _settings(
+        config,
+        store,
+        {"store.collection": collection, "llm.provider": llm, "retrieval.top_k": top_k},
+    )
+    settings = service.with_top_k(settings, top_k)
+    modes = runnable()
+    if mode not in modes:
+        raise RagcliError(f"--mode {mode!r}: choose one of {', '.join(modes)}", ExitCode.USAGE)
+    conversation = None
+    if continue_latest or conversation_id:
+        conversation = service.continue_conversation(settings, conversation_id)
+    from ragcli.chat.session import ChatLoop
+
+    session = service.AskSession(
+        settings,
+        mode,
+        collection=collection,
+        filters=filters,
+        conversation=conversation,
+        on_export=_export_notice,
+    )
+    ChatLoop(session, console, errors).run()
 
 
 @app.command()
@@ -679,6 +777,12 @@ def trace(
     limit: Annotated[
         int, typer.Option("--limit", "-n", metavar="N", help="How many runs --list shows.")
     ] = 20,
+    conversation_id: Annotated[
+        str | None,
+        typer.Option(
+            "--conversation", metavar="ID", help="List a conversation's turns (a prefix is enough)."
+        ),
+    ] = None,
     as_json: JsonOpt = False,
     store: StoreOpt = None,
     config: ConfigOpt = None,
@@ -702,6 +806,14 @@ def trace(
         _print_json(data) if as_json else console.print(views.trace_diff_view(data))
         return
     traces = service.trace_store(settings)
+    if conversation_id is not None:
+        conversation = service.continue_conversation(settings, conversation_id)
+        turns = traces.conversation(conversation.id)
+        if as_json:
+            _print_json([views.turn_row(t) for t in turns])
+        else:
+            console.print(views.conversation_view(conversation.id, turns))
+        return
     if search is not None:
         if not search.strip():
             raise RagcliError("--search: give some text to look for", ExitCode.USAGE)

@@ -182,6 +182,15 @@ class LimitsSettings(Section):
     max_llm_calls: int = Field(30, ge=1, le=1000)
 
 
+class ConversationSettings(Section):
+    # What of a conversation is sent to the model that rewrites a follow-up: the latest
+    # turns, at most this many and at most this many tokens, so it never overflows.
+    max_turns: int = Field(6, ge=1, le=100)
+    max_tokens: int = Field(1500, ge=100, le=100_000)
+    # A question longer than this (a stray paste) is refused, naming both lengths.
+    max_question_chars: int = Field(4000, ge=100, le=100_000)
+
+
 class ServeSettings(Section):
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=1, le=65535)
@@ -207,6 +216,7 @@ class Settings(Section):
         default_factory=lambda: {k: ModelPrice(**v) for k, v in DEFAULT_PRICES.items()}
     )
     limits: LimitsSettings = LimitsSettings()
+    conversation: ConversationSettings = ConversationSettings()
     serve: ServeSettings = ServeSettings()
 
     def thresholds(self) -> dict[str, Any]:

@@ -240,3 +240,19 @@ class QuestionEval(Record):
     backend: str
     scores: list[ModeScore]
     outcomes: list[QuestionOutcome]
+
+
+class PriorTurn(BaseModel):
+    """An earlier turn of a conversation, as the follow-up rewrite reads it."""
+
+    question: str  # as asked
+    standalone: str  # what retrieval searched for
+    answer: str = ""
+
+
+class Standalone(BaseModel):
+    """A question made standalone: what retrieval searches for, and why."""
+
+    question: str
+    rewritten: bool = False
+    reason: str = ""

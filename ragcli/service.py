@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from ragcli.config import Settings
 from ragcli.errors import ConfigError, EmptyStoreError, NoMatchError
+from ragcli.pipeline.conversation import Conversation
 from ragcli.pipeline.results import AskResult
 from ragcli.trace.recorder import Trace
 from ragcli.trace.store import TraceStore
 
 if TYPE_CHECKING:
-    from ragcli.models import SearchFilters, SearchResult
+    from ragcli.models import PriorTurn, SearchFilters, SearchResult
     from ragcli.store.filters import Scope
 
 log = logging.getLogger("ragcli")
@@ -167,14 +168,16 @@ class Resources:
     def __init__(self, settings: Settings):
         self.settings = settings
         self.lexical = lexical_indexes(settings)
-        self._embedder = None
+        self._embedder: Any = None
         self._store = None
         self._lock = threading.Lock()
 
     def embedder(self):
         with self._lock:
             if self._embedder is None:
-                self._embedder = embedder(self.settings)
+                from ragcli.store.embedding_cache import CachingEmbedder
+
+                self._embedder = CachingEmbedder(embedder(self.settings))
             return self._embedder
 
     def store(self):
@@ -261,11 +264,14 @@ def ask(
     refresh: bool = False,
     filters: SearchFilters | None = None,
     resources: Resources | None = None,
+    conversation: Conversation | None = None,
 ) -> AskResult:
-    """One run of `mode`; with `refresh`, the retrieved files that changed or vanished
-    since they were ingested are re-ingested (or removed) first."""
+    """One run of `mode`, a turn of `conversation` (a new one when None): a follow-up is
+    made standalone before retrieval. With `refresh`, the retrieved files that changed or
+    vanished since they were ingested are re-ingested (or removed) first."""
     from ragcli.llm import make_llm
     from ragcli.pipeline.context import RunContext
+    from ragcli.pipeline.conversation import check_length, standalone_step
     from ragcli.pipeline.modes.registry import runnable
     from ragcli.web import make_web
 
@@ -274,6 +280,8 @@ def ask(
         raise ConfigError(f"--mode {mode!r}: choose one of {', '.join(modes)}")
     if not question.strip():
         raise ConfigError("the question is empty")
+    check_length(question, settings.conversation)
+    conversation = conversation or new_conversation()
     started = time.perf_counter()
     collection = collection or settings.store.collection
     store, emb_of = _open_store(settings, resources, on_export)
@@ -282,25 +290,32 @@ def ask(
     lexical = resources.lexical if resources is not None else None
     search = retriever(settings, store, emb, collection, filters, lexical)
     require_matches(search, collection)
-    refreshed: list = []
-    if refresh:
-        refreshed = refresh_stale(settings, search, question, collection)
-        if refreshed:  # a fresh BM25 index: the refresh saved a new one
-            search = retriever(settings, store, emb, collection, filters, lexical)
     llm = make_llm(settings, emb, calibration(settings), term_stats=term_stats(search))
-    web = make_web(settings)
     trace = Trace(
         question=question,
         mode=mode,
         thresholds=settings.thresholds(),
         backend=backend_info(settings, llm.model, emb.name),
+        conversation_id=conversation.id,
+        turn=len(conversation.turns) + 1,
     )
+    turn = standalone_step(llm, trace, question, conversation, settings.conversation)
+    if turn.rewritten:
+        trace.standalone = turn.standalone
+    refreshed: list = []
+    if refresh:
+        refreshed = refresh_stale(settings, search, turn.standalone, collection)
+        if refreshed:  # a fresh BM25 index: the refresh saved a new one
+            search = retriever(settings, store, emb, collection, filters, lexical)
+            llm = make_llm(settings, emb, calibration(settings), term_stats=term_stats(search))
+    web = make_web(settings)
     if filters is not None and filters.active:
         trace.filters = filters.model_dump(mode="json")
     ctx = RunContext(
         settings=settings, retriever=search, llm=llm, trace=trace, web=web, on_token=on_token
     )
-    result = modes[mode](ctx, question)
+    result = modes[mode](ctx, turn.standalone)
+    result.conversation = turn
     if settings.support.enabled and result.answer_type in CHECKED_ANSWERS:
         check_support(settings, emb, result, trace)
     result.stale_sources = check_sources(settings, collection, source_files(result.sources))
@@ -316,6 +331,95 @@ def ask(
     trace.result = result.to_json_dict()
     save_trace(settings, trace)
     return result
+
+
+def new_conversation() -> Conversation:
+    import uuid
+
+    return Conversation(id=uuid.uuid4().hex[:12])
+
+
+def prior_turn(result: AskResult) -> PriorTurn:
+    from ragcli.models import PriorTurn
+
+    turn = result.conversation
+    asked = turn.asked if turn else result.query
+    return PriorTurn(
+        question=asked, standalone=turn.standalone if turn else asked, answer=result.answer
+    )
+
+
+def continue_conversation(settings: Settings, conversation_id: str | None) -> Conversation:
+    """`ask -c` (the latest conversation, `conversation_id` None) or `--conversation ID`
+    (a prefix is enough): the conversation with its stored turns."""
+    from ragcli.models import PriorTurn
+
+    traces = trace_store(settings)
+    if conversation_id is None:
+        found = traces.latest_conversation()
+        if found is None:
+            raise ConfigError(f"-c: no conversation yet in {traces.path}: ask a question first")
+    else:
+        matches = traces.conversation_ids(conversation_id)
+        if len(matches) != 1:
+            raise ConfigError(
+                f"--conversation {conversation_id!r}: "
+                + ("a prefix of several" if matches else "no such conversation")
+                + f" in {traces.path} (`ragcli trace --list` shows the runs)"
+            )
+        found = matches[0]
+    turns = [
+        PriorTurn(question=t.question, standalone=t.standalone or t.question, answer=t.answer)
+        for t in traces.conversation(found)
+    ]
+    return Conversation(id=found, turns=turns)
+
+
+class AskSession:
+    """A conversation kept by a long-lived front end (`ragcli chat`): warm resources, the
+    turns so far, and the last answer for /sources and /trace. Every turn is `ask`."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        mode: str = "standard",
+        collection: str | None = None,
+        filters: SearchFilters | None = None,
+        conversation: Conversation | None = None,
+        on_export: Callable[[str], None] | None = None,
+    ):
+        self.settings = settings
+        self.mode = mode
+        self.collection = collection
+        self.filters = filters
+        self.on_export = on_export
+        self.resources = Resources(settings)
+        self.conversation = conversation or new_conversation()
+        self.last: AskResult | None = None
+
+    def ask(self, question: str, on_token: Callable[[str], None] | None = None) -> AskResult:
+        result = ask(
+            self.settings,
+            question,
+            self.mode,
+            collection=self.collection,
+            on_export=self.on_export,
+            on_token=on_token,
+            filters=self.filters,
+            resources=self.resources,
+            conversation=self.conversation,
+        )
+        self.conversation.turns.append(prior_turn(result))
+        self.last = result
+        return result
+
+    def new(self) -> None:
+        """A fresh conversation: earlier turns no longer shape the questions."""
+        self.conversation = new_conversation()
+        self.last = None
+
+    def last_trace(self) -> Trace | None:
+        return saved_trace(self.settings, self.last.trace_id) if self.last else None
 
 
 # Outcomes whose text is an answer drawn from the sources; the others are ragcli's own words.

@@ -10,8 +10,9 @@ same ingest path) and re-ingest in a subprocess; process wall times (median of -
 in-process retrieval latency; per mode in the MODES registry, model calls, sequential
 round trips and wall time against a stub OpenAI-compatible server that answers after
 300 ms; and the warm MCP server's `search` and `ask` latency through the official client,
-beside a cold `ragcli ask` process. Targets are printed beside the measured ratios with
-PASS or FAIL.
+beside a cold `ragcli ask` process; and `ragcli chat`'s turns after the first (standard,
+extractive, the sample corpus) driven through a pseudo-terminal. Targets are printed
+beside the measured ratios with PASS or FAIL.
 """
 
 from __future__ import annotations
@@ -473,6 +474,13 @@ def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[
     else:
         say("ragcli serve through an MCP client")
         rows.extend(serve_rows(ragcli, store, work, env, sample, ask_t))
+
+    # 9. `ragcli chat` through a pseudo-terminal: the turns after the first, warm.
+    if args.skip_chat:
+        rows.append(skipped("chat", CHAT_ROW, "--skip-chat", f"p95 ≤ {CHAT_TARGET_MS} ms"))
+    else:
+        say("ragcli chat through a pseudo-terminal")
+        rows.append(chat_row(work, env, args.chat_turns))
     return rows
 
 
@@ -642,6 +650,70 @@ def serve_rows(
 
 
 RENAME_CHUNKS = 1000  # the folder renamed: about this many chunks
+
+
+CHAT_ROW = "chat turn after the first (standard, extractive)"
+CHAT_TARGET_MS = 300
+CHAT_PROMPT = r"\n[^\n]*?standard>"  # a fresh prompt starts a line; redraws do not
+
+
+def chat_questions() -> list[str]:
+    """The labelled follow-up set's questions, first turns and follow-ups, in order."""
+    import yaml
+
+    data = yaml.safe_load((REPO / "tests" / "data" / "followups.yaml").read_text())
+    return [turn["ask"] for conv in data["conversations"] for turn in conv["turns"]]
+
+
+def chat_row(work: Path, env: dict[str, str], turns: int) -> Row:
+    """Time from Enter to the next prompt for each turn after the first of one `ragcli
+    chat` session over the sample corpus, driven through a pty as a person types."""
+    import pexpect
+
+    store = work / "chat-store"
+    subprocess.run(
+        [*ragcli_command(), "ingest", str(REPO / "sample_corpus"), "--store", str(store)],
+        cwd=work,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    chat_env = {
+        **env,
+        "TERM": "xterm",
+        "PROMPT_TOOLKIT_NO_CPR": "1",
+        "XDG_DATA_HOME": str(work / "chat-data"),
+    }
+    child = pexpect.spawn(
+        ragcli_command()[0],
+        [*ragcli_command()[1:], "chat", "--store", str(store)],
+        env=chat_env,
+        cwd=str(work),
+        encoding="utf-8",
+        codec_errors="replace",
+        dimensions=(50, 120),
+        timeout=120,
+    )
+    questions = chat_questions()
+    times: list[float] = []
+    try:
+        child.expect(CHAT_PROMPT)
+        for number in range(turns + 1):
+            started = time.perf_counter()
+            child.sendline(questions[number % len(questions)])
+            child.expect(r"trace [0-9a-f]{12}")
+            child.expect(CHAT_PROMPT)
+            if number:  # the first turn loads the embedder and the indexes
+                times.append(time.perf_counter() - started)
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    p50 = percentile(times, 0.5) * 1000
+    p95 = percentile(times, 0.95) * 1000
+    data = {"turns": len(times), "p50_ms": round(p50, 1), "p95_ms": round(p95, 1)}
+    value = f"p50 {p50:.0f} ms · p95 {p95:.0f} ms over {len(times)} turns, sample corpus"
+    return Row("chat", CHAT_ROW, value, f"p95 ≤ {CHAT_TARGET_MS} ms", p95 <= CHAT_TARGET_MS, data)
 
 
 def rename_row(
@@ -953,6 +1025,7 @@ SECTIONS = {
     "modes": f"6. modes, stub model answering after {STUB_DELAY * 1000:.0f} ms",
     "documents": "7. documents: OCR and Office files",
     "serve": "8. ragcli serve, warm, through an MCP client (stdio)",
+    "chat": "9. ragcli chat, warm, through a pseudo-terminal (sample corpus)",
 }
 
 
@@ -1016,6 +1089,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--ocr-pages", type=int, default=10, help="scanned pages for the OCR row (default 10)"
     )
     parser.add_argument("--skip-serve", action="store_true", help="skip the MCP server rows")
+    parser.add_argument("--skip-chat", action="store_true", help="skip the `ragcli chat` row")
+    parser.add_argument(
+        "--chat-turns", type=int, default=20, help="timed chat turns after the first (default 20)"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     if not args.data.is_dir():

@@ -37,7 +37,10 @@ def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     args = benchmark.parse_args(
-        ["--data", str(data), "--limit", "20", "--repeats", "1", "--queries", "5", "--skip-torch"]
+        [
+            *["--data", str(data), "--limit", "20", "--repeats", "1", "--queries", "5"],
+            *["--skip-torch", "--chat-turns", "2"],
+        ]
     )
     info = benchmark.machine()
     rows = benchmark.run(args, info)
@@ -94,6 +97,11 @@ def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
     cold = by_name["ragcli ask --mode standard (extractive)"].data["seconds"]
     # (the cold time shown is rounded to the millisecond, the ratio is not)
     assert ask["ratio_p95_to_cold_ask"] == pytest.approx(ask["p95_ms"] / 1000 / cold, rel=0.01)
+
+    # `ragcli chat` through a pty: the turns after the first, timed.
+    chat = by_name[benchmark.CHAT_ROW]
+    assert chat.data["turns"] == 2 and 0 < chat.data["p50_ms"] <= chat.data["p95_ms"]
+    assert chat.target == "p95 ≤ 300 ms"
 
     info["seconds"] = 1
     benchmark.print_table(rows, info)

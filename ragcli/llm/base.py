@@ -5,7 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from ragcli.models import GradeLabel, Grading, Reflection, RetrievedChunk, SubAnswer, Verification
+from ragcli.models import (
+    GradeLabel,
+    Grading,
+    PriorTurn,
+    Reflection,
+    RetrievedChunk,
+    Standalone,
+    SubAnswer,
+    Verification,
+)
 
 
 @dataclass(frozen=True)
@@ -50,3 +59,7 @@ class LLMBackend(Protocol):
     ) -> str: ...
 
     def verify(self, answer: str, chunks: list[RetrievedChunk]) -> Verification: ...
+
+    # A follow-up rewritten with the conversation so far (bounded by the caller) into a
+    # question retrieval can search for on its own.
+    def standalone(self, question: str, history: list[PriorTurn]) -> Standalone: ...

@@ -17,6 +17,7 @@ from ragcli.llm.base import GradeBands
 from ragcli.llm.calibration import Calibration
 from ragcli.llm.citations import citation_label, cited_runs, merge_sources
 from ragcli.llm.decompose import decompose as decompose_question
+from ragcli.llm.followup import make_standalone
 from ragcli.llm.text import (
     STOPWORDS,
     WORD,
@@ -30,8 +31,10 @@ from ragcli.llm.text import (
 from ragcli.models import (
     ChunkGrade,
     Grading,
+    PriorTurn,
     Reflection,
     RetrievedChunk,
+    Standalone,
     SubAnswer,
     Verification,
 )
@@ -289,6 +292,9 @@ class ExtractiveBackend:
 
     def decompose(self, question: str, min_parts: int, max_parts: int) -> list[str]:
         return decompose_question(question, max_parts)
+
+    def standalone(self, question: str, history: list[PriorTurn]) -> Standalone:
+        return make_standalone(question, history)
 
     def synthesize(
         self, question: str, sub_answers: list[SubAnswer], numbering: dict[str, int] | None = None

@@ -21,8 +21,10 @@ from ragcli.llm.extractive import ExtractiveBackend
 from ragcli.models import (
     ChunkGrade,
     Grading,
+    PriorTurn,
     Reflection,
     RetrievedChunk,
+    Standalone,
     SubAnswer,
     Verification,
 )
@@ -272,6 +274,27 @@ class OpenAIBackend:
             note("decompose: no JSON array in the reply; answering the original question")
             return [question]
         return [str(q).strip() for q in data if isinstance(q, str | int) and str(q).strip()]
+
+    def standalone(self, question: str, history: list[PriorTurn]) -> Standalone:
+        """One short call, skipped for a first question; a reply that is not the JSON asked
+        for leaves the offline rewrite to do it."""
+        if not history:
+            return self.fallback.standalone(question, history)
+        data = self._structured("standalone", prompts.standalone(question, history))
+        if isinstance(data, dict) and data.get("standalone") is True:
+            return Standalone(question=question, reason="the model judged it standalone")
+        rewritten = _one_line(str(data.get("question", ""))) if isinstance(data, dict) else ""
+        if not rewritten:
+            offline = self.fallback.standalone(question, history)
+            offline.reason = f"the model's reply had no question; offline: {offline.reason}"
+            return offline
+        if rewritten.strip().lower() == question.strip().lower():
+            return Standalone(question=question, reason="the model kept the question as asked")
+        return Standalone(
+            question=rewritten,
+            rewritten=True,
+            reason=f"rewritten by the model with {len(history)} earlier turn(s)",
+        )
 
     def synthesize(
         self,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ragcli.models import RetrievedChunk, SubAnswer
+from ragcli.models import PriorTurn, RetrievedChunk, SubAnswer
 
 SYSTEM = (
     "You answer questions strictly from the numbered sources you are given. "
@@ -139,4 +139,19 @@ def verify(answer: str, chunks: list[RetrievedChunk]) -> str:
         f"Sources:\n{numbered_sources(chunks)}\n\nAnswer:\n<answer>\n{as_data(answer)}\n</answer>\n\n"
         "How much of the answer is supported by the sources? Reply with JSON only: "
         '{"supported_score": 0.0-1.0, "unsupported_claims": ["claim", ...]}'
+    )
+
+
+def standalone(question: str, history: list[PriorTurn]) -> str:
+    turns = "\n".join(
+        f"<answer>User: {as_data(t.question)}\nAssistant: {as_data(t.answer)}</answer>"
+        for t in history
+    )
+    return (
+        f"Conversation so far:\n{turns}\n\n"
+        f"Follow-up question: {as_data(question)}\n\n"
+        "Rewrite the follow-up into one question that can be understood without the "
+        "conversation, naming what it refers to, for a document search. If it already "
+        "stands alone, say so. Reply with JSON only: "
+        '{"standalone": true or false, "question": "the standalone question"}'
     )

@@ -16,6 +16,7 @@ from ragcli.models import (
     StaleSource,
     Usage,
 )
+from ragcli.pipeline.conversation import ConversationDetails
 from ragcli.pipeline.modes.agentic.details import AgenticDetails
 from ragcli.pipeline.modes.auto.details import AutoDetails
 from ragcli.pipeline.modes.crag.details import CragDetails
@@ -57,6 +58,9 @@ class AskResult(Record):
     support: list[SentenceSupport] = Field(default_factory=list, exclude_if=lambda v: not v)
     # --mode auto: the mode it chose, the rule and the signals behind the choice.
     auto_details: AutoDetails | None = None
+    # A conversation's turn: the question as asked, the standalone question retrieval
+    # searched for, and why; absent from the traces of earlier versions.
+    conversation: ConversationDetails | None = None
     usage: Usage = Field(default_factory=Usage)
     timings_ms: dict[str, float] = Field(default_factory=dict)
 

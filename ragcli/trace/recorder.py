@@ -60,6 +60,10 @@ class Trace:
     sources: list[dict[str, Any]] = field(default_factory=list)
     total_ms: float = 0.0
     result: dict[str, Any] = field(default_factory=dict)
+    # The conversation the run is a turn of, and which turn (1 for its first question).
+    conversation_id: str = ""
+    turn: int = 0
+    standalone: str = ""  # the question retrieval searched for, when it was rewritten
 
     @contextmanager
     def step(self, name: str, **inputs: Any) -> Iterator[StepRecord]:

@@ -36,7 +36,18 @@ def _m2_answer_type(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN answer_type TEXT NOT NULL DEFAULT ''")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_create_runs, _m2_answer_type]
+def _m3_conversations(db: sqlite3.Connection) -> None:
+    # Runs of earlier versions belong to no conversation: an empty id.
+    db.execute("ALTER TABLE runs ADD COLUMN conversation_id TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE runs ADD COLUMN turn INTEGER NOT NULL DEFAULT 0")
+    db.execute("CREATE INDEX runs_conversation ON runs(conversation_id, turn)")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _m1_create_runs,
+    _m2_answer_type,
+    _m3_conversations,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -101,8 +112,8 @@ class TraceStore:
             with db:
                 db.execute(
                     "INSERT OR REPLACE INTO runs "
-                    "(id, created_at, question, mode, answer, total_ms, record, answer_type) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "(id, created_at, question, mode, answer, total_ms, record, answer_type, "
+                    "conversation_id, turn) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         trace.id,
                         trace.created_at,
@@ -112,6 +123,8 @@ class TraceStore:
                         trace.total_ms,
                         json.dumps(trace.to_dict()),
                         trace.answer_type,
+                        trace.conversation_id,
+                        trace.turn,
                     ),
                 )
         finally:
@@ -168,3 +181,45 @@ class TraceStore:
             db.close()
         keys = ("id", "created_at", "mode", "question", "total_ms", "answer_type", "answer")
         return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def latest_conversation(self) -> str | None:
+        """The conversation of the latest run that belongs to one."""
+        if not self.path.exists():
+            return None
+        db = self._connect()
+        try:
+            row = db.execute(
+                "SELECT conversation_id FROM runs WHERE conversation_id != '' "
+                "ORDER BY created_at DESC LIMIT 1"
+            ).fetchone()
+        finally:
+            db.close()
+        return row[0] if row else None
+
+    def conversation_ids(self, prefix: str) -> list[str]:
+        """The conversations whose id starts with `prefix` (two at most: enough to tell)."""
+        if not self.path.exists() or not prefix.isalnum():  # ids are hex: no LIKE wildcard
+            return []
+        db = self._connect()
+        try:
+            rows = db.execute(
+                "SELECT DISTINCT conversation_id FROM runs WHERE conversation_id LIKE ? LIMIT 2",
+                (prefix + "%",),
+            ).fetchall()
+        finally:
+            db.close()
+        return [row[0] for row in rows]
+
+    def conversation(self, conversation_id: str) -> list[Trace]:
+        """A conversation's runs, first turn first."""
+        if not self.path.exists():
+            return []
+        db = self._connect()
+        try:
+            rows = db.execute(
+                "SELECT record FROM runs WHERE conversation_id = ? ORDER BY turn, created_at",
+                (conversation_id,),
+            ).fetchall()
+        finally:
+            db.close()
+        return [Trace.from_dict(json.loads(row[0])) for row in rows]

@@ -80,12 +80,12 @@ def _grades(result: AskResult) -> dict[str, float] | None:
     return grades
 
 
-def _badge(result: AskResult) -> Text:
+def badge(result: AskResult) -> Text:
     style = answer_style(result.answer_type)
-    badge: str = result.answer_type
+    label: str = result.answer_type
     if result.tos_details:
-        badge += f" · {result.tos_details.answer_type}"
-    return Text.assemble((result.mode, "bold"), " · ", (badge, style))
+        label += f" · {result.tos_details.answer_type}"
+    return Text.assemble((result.mode, "bold"), " · ", (label, style))
 
 
 def footer(result: AskResult, cost: float | None) -> Text:
@@ -99,6 +99,8 @@ def footer(result: AskResult, cost: float | None) -> Text:
     if cost is not None:
         parts.append(format_cost(cost))
     parts.append(f"trace {result.trace_id}")
+    if result.conversation is not None and result.conversation.turn > 1:
+        parts.append(f"turn {result.conversation.turn} of {result.conversation.id}")
     return Text(" · ".join(parts), style="dim")
 
 
@@ -120,8 +122,12 @@ def ask_view(
     if result.auto_details is not None:  # what --mode auto chose, before what it answered
         auto = result.auto_details
         parts.append(Text(f"auto → {auto.mode}: {auto.reason}", style="bold cyan"))
+    turn = result.conversation
+    if turn is not None and turn.rewritten:  # what was searched for, before the answer
+        parts.append(Text(f"searched as: {turn.standalone}", style="cyan"))
+        parts.append(Text(f"  ({turn.reason})", style="dim"))
     marked, footnotes = support_marks(result)
-    parts.append(answer_panel(marked, _badge(result), answer_style(result.answer_type)))
+    parts.append(answer_panel(marked, badge(result), answer_style(result.answer_type)))
     parts += footnotes
     parts += [Text(f"⚠ {note}", style="yellow") for note in result.notes]
     if result.tos_details:

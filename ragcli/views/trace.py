@@ -32,8 +32,14 @@ def trace_view(trace: Trace, cost: float | None = None, full: bool = False) -> R
         ("trace", trace.id),
         ("time", when(trace.created_at, seconds=True)),
         ("question", trace.question),
-        ("mode", trace.mode),
     ]
+    turn = (trace.result or {}).get("conversation")
+    if turn and turn.get("rewritten"):
+        rows.append(("searched as", turn["standalone"]))
+    if trace.conversation_id:
+        why = f" · {turn['reason']}" if turn and turn.get("reason") else ""
+        rows.append(("conversation", f"{trace.conversation_id} · turn {trace.turn}{why}"))
+    rows.append(("mode", trace.mode))
     if trace.filters:
         rows.append(("filters", SearchFilters.model_validate(trace.filters).describe()))
     rows += [
@@ -160,3 +166,43 @@ def trace_diff_view(data: dict[str, Any]) -> RenderableType:
         answer_panel(data["answers"][side] or "-", f"answer {side.upper()}") for side in ("a", "b")
     ]
     return Group(summary, steps, verdict, *answers)
+
+
+def turn_row(trace: Trace) -> dict[str, Any]:
+    """One turn of a conversation, for `trace --conversation ID --json`."""
+    return {
+        "turn": trace.turn,
+        "id": trace.id,
+        "created_at": trace.created_at,
+        "mode": trace.mode,
+        "answer_type": trace.answer_type,
+        "question": trace.question,
+        "standalone": trace.standalone or trace.question,
+        "reason": (trace.result or {}).get("conversation", {}).get("reason", ""),
+        "answer": trace.answer,
+    }
+
+
+def conversation_view(conversation_id: str, turns: list[Trace]) -> RenderableType:
+    columns = [
+        Col("turn", justify="right"),
+        Col("id"),
+        Col("mode", drop=2),
+        Col("outcome", drop=1),
+        Col("question", kind="flex", min_width=16),
+        Col("searched as", kind="flex", min_width=16, drop=3),
+    ]
+    rows: list[list[Cell]] = []
+    for trace in turns:
+        kind = trace.answer_type or ""
+        rows.append(
+            [
+                str(trace.turn),
+                trace.id,
+                trace.mode,
+                Text(kind, style=answer_style(kind) if kind else ""),
+                trace.question,
+                trace.standalone or Text("as asked", style="dim"),
+            ]
+        )
+    return FitTable(columns, rows, title=f"Conversation {conversation_id}")
