@@ -1005,9 +1005,9 @@ def evaluate(
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
-    """Score retrieval on a BEIR dataset: nDCG@10, Recall@10, Recall@100, MRR@10.
+    """Score retrieval on a BEIR dataset, or every mode on a labelled question file.
 
-    With --baseline, a quality gate for CI: exits 7 when a retriever's nDCG@10 or
+    On a BEIR dataset: nDCG@10, Recall@10, Recall@100, MRR@10. With --baseline, a quality gate for CI: exits 7 when a retriever's nDCG@10 or
     Recall@10 is more than --tolerance below the baseline's.
 
     Given a labelled question file instead, runs each mode on its questions over the
