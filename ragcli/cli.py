@@ -1007,8 +1007,9 @@ def evaluate(
 ) -> None:
     """Score retrieval on a BEIR dataset, or every mode on a labelled question file.
 
-    On a BEIR dataset: nDCG@10, Recall@10, Recall@100, MRR@10. With --baseline, a quality gate for CI: exits 7 when a retriever's nDCG@10 or
-    Recall@10 is more than --tolerance below the baseline's.
+    On a BEIR dataset: nDCG@10, Recall@10, Recall@100, MRR@10. With --baseline, a
+    quality gate for CI: exits 7 when a retriever's nDCG@10 or Recall@10 is more than
+    --tolerance below the baseline's.
 
     Given a labelled question file instead, runs each mode on its questions over the
     store and scores answered, limited, missed and declined against the labels, and the
