@@ -23,6 +23,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
+def first_sentence(answer: str) -> str:
+    from ragcli.llm.text import sentences, strip_citations
+
+    found = sentences(answer)
+    return strip_citations(found[0]) if found else ""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -51,13 +58,14 @@ def main() -> int:
         )
         service.ingestor(settings).run([article], settings.store.collection)
         resources = service.Resources(settings)
-        hits = found = 0
+        hits = found = first = 0
         lengths = []
         started = time.perf_counter()
         for q in questions:
             result = service.ask(settings, q.question, resources=resources)
             hits += any(contains_answer(s.content, q.answers) for s in result.sources[:5])
             found += contains_answer(result.answer, q.answers)
+            first += contains_answer(first_sentence(result.answer), q.answers)
             lengths.append(len(result.answer))
         seconds = time.perf_counter() - started
     report = {
@@ -65,6 +73,7 @@ def main() -> int:
         "questions": len(questions),
         "hit_at_5": round(hits / len(questions), 3),
         "answer_contains_gold": round(found / len(questions), 3),
+        "first_sentence_contains_gold": round(first / len(questions), 3),
         "median_answer_chars": statistics.median(lengths),
         "seconds_per_question": round(seconds / len(questions), 3),
     }
@@ -73,7 +82,8 @@ def main() -> int:
     else:
         print(
             f"{title}: {len(questions)} answerable questions · hit@5 {report['hit_at_5']:.3f} · "
-            f"gold answer in the answer {report['answer_contains_gold']:.3f} · median answer "
+            f"gold answer in the answer {report['answer_contains_gold']:.3f} (in its first sentence "
+            f"{report['first_sentence_contains_gold']:.3f}) · median answer "
             f"{report['median_answer_chars']:.0f} characters · {report['seconds_per_question']:.2f} s/question"
         )
     return 0

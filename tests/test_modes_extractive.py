@@ -47,8 +47,11 @@ def test_off_topic_question_is_not_covered_offline(sample_store, mode):
 
 
 def test_extractive_reflection_out_of_rounds_warns(sample_store):
-    # A bar no extractive answer reaches: every round is refined, then rounds run out.
-    settings = settings_for(sample_store, **{"reflect.min_score": 0.99})
+    # A bar no extractive answer reaches (a quoted answer is accepted only when it is this
+    # relevant): every round is refined, then rounds run out.
+    settings = settings_for(
+        sample_store, **{"reflect.min_score": 0.99, "llm.answer_min_relevance": 0.999}
+    )
     question = LABELLED["answerable"][0]["question"]
     result = service.ask(settings, question, mode="reflect")
     details = result.reflection_details

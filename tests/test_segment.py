@@ -54,7 +54,9 @@ def test_a_lead_in_brings_the_code_it_introduces(tmp_path):
     question = "How do I allow cross-origin requests from a frontend on localhost:8080?"
     answer = ask(tmp_path, "cors.md", question)["answer"]
     assert answer.startswith("To allow cross-origin requests from a frontend on localhost:8080, do")
-    assert answer.endswith("```\n[1]")  # one citation closes the lead-in and its code
+    assert "```\n[1]" in answer  # one citation closes the lead-in and its code
+    items = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert all(line.endswith("[1]") for line in items)  # items quoted alone: a line each
     assert 'app.add_middleware(CORSMiddleware, allow_origins=["http://localhost:8080"])' in answer
     assert answer.count("```") == 2  # the code block whole, fences included
 

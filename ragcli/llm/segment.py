@@ -95,10 +95,13 @@ def _block_units(block: str) -> list[Unit]:
 
     for line in lines:
         if HEADING.match(line) or RULE.match(line):
+            # A line underlined with === or --- is a heading (Markdown's setext, rST).
+            underlined = RULE.match(line) and paragraph and set(line.strip()) <= {"=", "-"}
+            title = paragraph.pop() if underlined else None
             flush_paragraph()
             flush_item()
-            if HEADING.match(line):
-                found.append(Unit(line.strip(), "heading"))
+            if HEADING.match(line) or title:
+                found.append(Unit((title or line).strip(), "heading"))
             continue
         if TABLE_ROW.match(line):  # a table row is a unit of its own, as it was written
             flush_paragraph()

@@ -1,4 +1,6 @@
-"""HTML: the visible text of a page, under its title."""
+"""HTML: the visible text of a page, under its title. Block elements (paragraphs, list
+items, headings, table rows) start lines; inline elements (`<code>`, `<a>`, `<em>`) stay
+inside their sentence, so "the <code>?</code> operator" reads as one sentence."""
 
 from __future__ import annotations
 
@@ -7,6 +9,13 @@ from pathlib import Path
 
 from ragcli.ingest.loaders.base import LoadedFile, Section
 from ragcli.ingest.loaders.encoding import read_text
+
+BLOCKS = (
+    "address article aside blockquote body br dd details div dl dt figcaption figure footer "
+    "form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section summary table tr ul"
+).split()
+# Elements whose text a reader sees on a paragraph of its own: a blank line around them.
+PARAGRAPHS = set("blockquote dd dl h1 h2 h3 h4 h5 h6 ol p pre table ul".split())
 
 
 def load_html(path: Path) -> LoadedFile:
@@ -21,8 +30,14 @@ def html_sections(text: str) -> list[Section]:
     title = soup.title.get_text(strip=True) if soup.title else None
     for hidden in soup(["script", "style", "noscript", "template", "head", "svg"]):
         hidden.decompose()
-    visible = soup.get_text("\n")
-    # Collapse the blank runs left by markup into paragraph breaks.
+    for element in soup.find_all(BLOCKS):
+        gap = "\n\n" if element.name in PARAGRAPHS else "\n"
+        element.insert_before(gap)
+        element.insert_after(gap)
+    for cell in soup.find_all(["td", "th"]):  # cells of a row stay on the row's line
+        cell.insert_after(" | ")
+    visible = soup.get_text()
+    # Whitespace inside a line collapses; runs of blank lines become one paragraph break.
     lines = [re.sub(r"[ \t\xa0]+", " ", line).strip() for line in visible.splitlines()]
     body = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     return [Section(body, heading=title or None)]

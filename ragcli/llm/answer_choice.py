@@ -1,0 +1,157 @@
+"""Which source sentences answer a question, for the offline backend.
+
+A sentence can be relevant to a question by restating it ("CORS refers to the situations
+when a frontend ... calls a backend") or by answering it ("use `CORSMiddleware` with
+`allow_origins=[...]`"). Relevance alone prefers the restatement, which shares the most
+words with the question. The answer score adds what the question asks for:
+
+- relevance:  the calibrated relevance of the sentence (ragcli/llm/calibration.py);
+- context:    the relevance of the sentence before it in its chunk: an answer often
+              follows the sentence that names its topic ("... prints a setup token. The
+              token is valid for 15 minutes.");
+- novelty:    the share of the sentence's content terms the question does not hold
+              (a near-paraphrase of the question has little);
+- asked_for:  1 when the sentence holds what the question's type asks for: a number for
+              "how many", a date for "when", a name for "who" or "where", code or an
+              identifier for "how do I" (or a lead-in to a list or code block);
+- lead_in:    the sentence ends with a colon and introduces a list or code, which is
+              quoted with it;
+- rank:       1 / the retrieval rank of the chunk it comes from.
+
+The weights are a logistic fit of "this sentence holds the gold answer" over labelled
+questions (scripts/fit_answers.py writes ragcli/data/answer_choice.json), as `calibrate`
+fits relevance.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Literal
+
+from ragcli.llm.text import terms
+
+FEATURES = ("relevance", "context", "novelty", "asked_for", "lead_in", "rank")
+QuestionKind = Literal["instruction", "number", "date", "name", "other"]
+
+# The type of answer a question asks for, from its opening words (English question forms).
+INSTRUCTION = re.compile(
+    r"^\s*(?:how\s+(?:do|can|could|should|would|may|must)\s+(?:i|we|you|one)\b|how\s+to\b"
+    r"|what(?:'s|\s+is|\s+are)\s+the\s+(?:command|syntax|way|steps|option|setting|flag)"
+    r"|which\s+(?:command|option|setting|flag|function|method|class|parameter|argument)s?\b)",
+    re.I,
+)
+NUMBER = re.compile(
+    r"\bhow\s+(?:many|much|long|far|old|big|large|often|tall|high|deep|wide|fast)\b"
+    r"|\bwhat\s+(?:percentage|percent|number|proportion|amount|size|length|fraction)\b"
+    r"|\b(?:cost|costs|price|fee)\b",
+    re.I,
+)
+DATE = re.compile(
+    r"^\s*when\b|\b(?:what|which|in\s+what)\s+(?:year|date|day|month|century|decade|era)\b", re.I
+)
+NAME = re.compile(r"^\s*(?:who|whom|whose|where)\b|\bwhat\s+(?:is\s+the\s+)?name\b", re.I)
+
+# What each type looks like in a sentence.
+DIGITS = re.compile(r"\d")
+NUMBER_WORD = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+    r"forty|fifty|hundred|thousand|million|billion|dozen|half|quarter)\b",
+    re.I,
+)
+DATE_WORDS = re.compile(
+    r"\b(?:1\d{3}|20\d{2}|\d{1,2}(?:st|nd|rd|th)|century|centuries|january|february|march|"
+    r"april|may|june|july|august|september|october|november|december|bc|ad|bce|ce)\b",
+    re.I,
+)
+# Code and identifiers: `code`, --flags, snake_case, dotted.names, CamelCase, calls(), paths.
+IDENTIFIER = re.compile(
+    r"`[^`]+`|(?<![\w-])--?[a-z][\w-]*|\b\w+_\w+\b|\b\w+\.\w+\(|\b[a-z]+[A-Z]\w*"
+    r"|\b[A-Z][a-z]+[A-Z]\w*|\w\(\)|(?:^|\s)[~.]?/\w[\w./-]*|^\s*```|^\s*\$\s"
+)
+CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+ITEM_OR_CODE = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|```|~~~)\s*")
+
+
+def question_kind(question: str) -> QuestionKind:
+    if INSTRUCTION.search(question):
+        return "instruction"
+    if DATE.search(question):
+        return "date"
+    if NUMBER.search(question):
+        return "number"
+    if NAME.search(question):
+        return "name"
+    return "other"
+
+
+def asked_for(kind: QuestionKind, question: str, sentence: str, introduces: bool) -> float:
+    """1.0 when `sentence` holds what a question of this kind asks for."""
+    if kind == "instruction":
+        return float(introduces or bool(IDENTIFIER.search(sentence)))
+    if kind == "number":
+        return float(bool(DIGITS.search(sentence) or NUMBER_WORD.search(sentence)))
+    if kind == "date":
+        return float(bool(DATE_WORDS.search(sentence)))
+    if kind == "name":
+        asked = {w.lower() for w in CAPITALISED.findall(question)}
+        # A name the question does not already hold, past the sentence's first word.
+        names = [w for w in CAPITALISED.findall(sentence[1:]) if w.lower() not in asked]
+        return float(bool(names))
+    return 0.0
+
+
+def novelty(question: str, sentence: str) -> float:
+    """Share of the sentence's distinct content terms that the question does not hold."""
+    own = set(terms(sentence))
+    if not own:
+        return 0.0
+    return len(own - set(terms(question))) / len(own)
+
+
+def features(
+    question: str, sentence: str, relevance: float, context: float, introduces: bool, rank: int
+) -> tuple[float, ...]:
+    kind = question_kind(question)
+    return (
+        relevance,
+        context,
+        novelty(question, sentence),
+        asked_for(kind, question, sentence, introduces),
+        float(introduces),
+        1.0 / max(1, rank),
+    )
+
+
+@dataclass(frozen=True)
+class AnswerChoice:
+    weights: tuple[float, ...]
+    bias: float
+
+    @classmethod
+    def from_dict(cls, raw: dict) -> AnswerChoice:
+        if raw.get("features") != list(FEATURES) or len(raw["weights"]) != len(FEATURES):
+            raise ValueError(f"answer_choice.json: features must be {list(FEATURES)}")
+        return cls(tuple(float(w) for w in raw["weights"]), float(raw["bias"]))
+
+    def to_dict(self, about: str) -> dict:
+        return {
+            "about": about,
+            "features": list(FEATURES),
+            "weights": [round(w, 4) for w in self.weights],
+            "bias": round(self.bias, 4),
+        }
+
+    def score(self, found: tuple[float, ...]) -> float:
+        z = sum(w * f for w, f in zip(self.weights, found, strict=True)) + self.bias
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+@lru_cache(maxsize=1)
+def bundled() -> AnswerChoice:
+    raw = resources.files("ragcli").joinpath("data/answer_choice.json").read_text()
+    return AnswerChoice.from_dict(json.loads(raw))
