@@ -13,7 +13,7 @@ import yaml
 from ragcli import service
 from ragcli.evaluation.squad import contains_answer
 from ragcli.ingest.loaders.markup import html_sections
-from ragcli.llm.answer_choice import bundled, question_kind
+from ragcli.llm.answer_choice import FEATURES, bundled, question_kind
 from ragcli.llm.segment import units
 from tests.conftest import settings_for
 
@@ -42,9 +42,7 @@ def test_question_kinds(question, kind):
 def test_the_fitted_weights_reward_what_answers():
     """The shipped fit (scripts/fit_answers.py) values relevance, and on top of it what the
     question asks for, new content, and a lead-in that brings its list or code."""
-    weights = dict(
-        zip(("relevance", "context", "novelty", "asked_for", "lead_in", "rank"), bundled().weights)
-    )
+    weights = dict(zip(FEATURES, bundled().weights, strict=True))
     assert all(weights[name] > 0 for name in ("relevance", "novelty", "asked_for", "lead_in"))
 
 
