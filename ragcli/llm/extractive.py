@@ -257,11 +257,17 @@ class ExtractiveBackend:
                     room -= len(follow) + 2
             quoted.append(text)
         # A list item or table row quoted on its own starts a line, as in its source.
-        answer = ""
+        # A sentence after one ends the list (in Markdown a line right after an item
+        # continues the item).
+        answer, after_item = "", False
         for text in quoted:
-            if not answer.endswith("\n"):
-                answer += "\n" if ITEM_OR_ROW.match(text) else " "
+            item = bool(ITEM_OR_ROW.match(text))
+            if after_item and not item:
+                answer = answer.rstrip("\n") + "\n\n"
+            elif not answer.endswith("\n"):
+                answer += "\n" if item else " "
             answer += text
+            after_item = item
         return answer.strip()
 
     def _support(self, answer: str, chunks: list[RetrievedChunk]) -> tuple[list[str], list[str]]:
