@@ -33,6 +33,9 @@ class EmbeddingSettings(Section):
     backend: Literal["onnx", "torch"] = "onnx"
     device: str = "cpu"
     batch_size: int = Field(32, ge=1, le=1024)
+    # int8: the same graph with dynamically quantised weights (onnx backend only), faster
+    # on a CPU; a collection keeps the precision it was built with.
+    precision: Literal["fp32", "int8"] = "fp32"
 
 
 class ChunkingSettings(Section):

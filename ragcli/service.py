@@ -121,8 +121,10 @@ def retriever(
 ):
     """Search over one collection in the configured retrieval mode, restricted to the
     files `filters` admit (in every collection the run searches)."""
+    from ragcli.store import embedding_identity
     from ragcli.store.retriever import Retriever
 
+    embedding_identity.check(store_dir(settings), collection, emb, store.count(collection) > 0)
     return Retriever(
         store,
         emb,

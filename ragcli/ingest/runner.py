@@ -27,6 +27,7 @@ from ragcli.ingest.items import FileOutcome, Item, Source
 from ragcli.ingest.prefetch import Batches, prefetch
 from ragcli.ingest.recovery import recover
 from ragcli.ingest.reuse import find_stored_copy
+from ragcli.store import embedding_identity
 from ragcli.store.embedder import Embedder
 from ragcli.store.lexical_sync import LexicalIndexes
 from ragcli.store.lock import StoreLock
@@ -193,6 +194,11 @@ class Ingestor:
         report = IngestReport(collection)
         if self.claim is not None:
             self.claim(collection)
+        store_dir = self.manifest.path.parent
+        embedding_identity.check(
+            store_dir, collection, self.embedder, self.store.count(collection) > 0
+        )
+        embedding_identity.record(store_dir, collection, self.embedder)
         for repair in recover(self.store, self.manifest, collection, self._delete_chunks, chunk_id):
             report.recovered.append(asdict(repair))
             report.chunks_removed += repair.chunks_removed

@@ -24,6 +24,7 @@ class Embedder(Protocol):
     name: str
     backend: str
     max_seq_length: int
+    precision: str  # "fp32", or "int8" for the quantised graph
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
@@ -70,6 +71,7 @@ class SentenceTransformerEmbedder:
     """The reference embedder (torch): also the exporter of the ONNX model."""
 
     backend = "torch"
+    precision = "fp32"
 
     def __init__(self, model: str, device: str = "cpu", batch_size: int = 32):
         self.model_dir = resolve_model_dir(model)
@@ -107,11 +109,21 @@ def make_embedder(
     settings: EmbeddingSettings, on_export: Callable[[str], None] | None = None
 ) -> Embedder:
     if settings.backend == "torch" or settings.device != "cpu":
+        if settings.precision != "fp32":
+            raise ConfigError(
+                f"embedding.precision {settings.precision} needs embedding.backend onnx on "
+                f"the CPU (backend is {settings.backend}, device {settings.device})"
+            )
         return SentenceTransformerEmbedder(settings.model, settings.device, settings.batch_size)
     model_dir = resolve_model_dir(settings.model)
     from ragcli.store.onnx_embedder import OnnxEmbedder
 
-    embedder = OnnxEmbedder(model_dir, batch_size=settings.batch_size, on_export=on_export)
+    embedder = OnnxEmbedder(
+        model_dir,
+        batch_size=settings.batch_size,
+        on_export=on_export,
+        precision=settings.precision,
+    )
     if settings.model not in BUNDLED_ALIASES:
         embedder.name = model_dir.name
     return embedder

