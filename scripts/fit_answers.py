@@ -118,7 +118,7 @@ def collect(name: str, paths: list[Path], questions: list[Question], work: Path)
         labels = []
         for s in scored:
             text = s.candidate.text
-            if s.features[4]:  # a lead-in: what it introduces is quoted with it
+            if s.features[FEATURES.index("lead_in")]:  # a lead-in: what it introduces is quoted with it
                 text += (
                     "\n"
                     + introduced(

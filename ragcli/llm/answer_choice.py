@@ -9,6 +9,8 @@ words with the question. The answer score adds what the question asks for:
 - context:    the relevance of the sentence before it in its chunk: an answer often
               follows the sentence that names its topic ("... prints a setup token. The
               token is valid for 15 minutes.");
+- section:    the relevance of the heading it sits under: the steps of "## Restoring
+              from a backup" answer "how do I restore a backup?" though no step names it;
 - novelty:    the share of the sentence's content terms the question does not hold
               (a near-paraphrase of the question has little);
 - asked_for:  1 when the sentence holds what the question's type asks for: a number for
@@ -35,7 +37,7 @@ from typing import Literal
 
 from ragcli.llm.text import terms
 
-FEATURES = ("relevance", "context", "novelty", "asked_for", "lead_in", "rank")
+FEATURES = ("relevance", "context", "section", "novelty", "asked_for", "lead_in", "rank")
 QuestionKind = Literal["instruction", "number", "date", "name", "other"]
 
 # The type of answer a question asks for, from its opening words (English question forms).
@@ -48,7 +50,7 @@ INSTRUCTION = re.compile(
 NUMBER = re.compile(
     r"\bhow\s+(?:many|much|long|far|old|big|large|often|tall|high|deep|wide|fast)\b"
     r"|\bwhat\s+(?:percentage|percent|number|proportion|amount|size|length|fraction)\b"
-    r"|\b(?:cost|costs|price|fee)\b",
+    r"|\b(?:costs?|prices?|fees?|charges?)\b",
     re.I,
 )
 DATE = re.compile(
@@ -114,12 +116,19 @@ def novelty(question: str, sentence: str) -> float:
 
 
 def features(
-    question: str, sentence: str, relevance: float, context: float, introduces: bool, rank: int
+    question: str,
+    sentence: str,
+    relevance: float,
+    context: float,
+    section: float,
+    introduces: bool,
+    rank: int,
 ) -> tuple[float, ...]:
     kind = question_kind(question)
     return (
         relevance,
         context,
+        section,
         novelty(question, sentence),
         asked_for(kind, question, sentence, introduces),
         float(introduces),

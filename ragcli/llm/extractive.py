@@ -15,6 +15,7 @@ import numpy as np
 
 from ragcli.config import LLMSettings
 from ragcli.llm import answer_choice
+from ragcli.llm.answer_choice import FEATURES
 from ragcli.llm.base import GradeBands
 from ragcli.llm.calibration import Calibration
 from ragcli.llm.citations import citation_label, cited_runs, merge_sources
@@ -62,6 +63,7 @@ class Candidate:
     chunk_number: int  # 1-based, as cited
     position: int
     vector: np.ndarray
+    section: str = ""  # the heading it sits under, in its chunk or the chunk's own
 
 
 @dataclass
@@ -124,17 +126,26 @@ class ExtractiveBackend:
         return np.stack([self._cache[t] for t in texts])
 
     def _candidates(self, chunks: list[RetrievedChunk]) -> list[Candidate]:
-        found: list[tuple[str, int, int]] = []
+        found: list[tuple[str, int, int, str]] = []
         for number, chunk in enumerate(chunks, start=1):
+            # A document's title says little about which part of it answers; a section's
+            # heading does.
+            heading = chunk.metadata.heading or ""
+            section = heading.rsplit(" > ", 1)[-1] if " > " in heading else ""
             for position, unit in enumerate(units(chunk.content)):
                 sentence = unit.text
-                if unit.kind == "heading" or len(WORD.findall(sentence)) < 3:
-                    continue  # headings and fragments are not answers
+                if unit.kind == "heading":
+                    section = "" if sentence.startswith("# ") else sentence.lstrip("#").strip()
+                    continue  # a heading is not an answer, but it says what follows is about
+                if len(WORD.findall(sentence)) < 3:
+                    continue  # fragments are not answers
                 if sentence.rstrip().endswith("?"):
                     continue  # a question in the source restates, it does not answer
-                found.append((sentence, number, position))
-        vectors = self._vectors([text for text, _, _ in found])
-        return [Candidate(t, n, p, v) for (t, n, p), v in zip(found, vectors, strict=False)]
+                found.append((sentence, number, position, section))
+        vectors = self._vectors([text for text, _, _, _ in found])
+        return [
+            Candidate(t, n, p, v, h) for (t, n, p, h), v in zip(found, vectors, strict=False)
+        ]
 
     def relevance(self, query: str, text: str) -> float:
         """Calibrated probability that `text` answers `query`."""
@@ -193,6 +204,14 @@ class ExtractiveBackend:
             )
             for c in candidates
         ]
+        headings = sorted({c.section for c in candidates if c.section})
+        heading_vectors = dict(zip(headings, self._vectors(headings), strict=False))
+        section_relevance = {
+            h: self.calibration.probability(
+                float(heading_vectors[h] @ query_vector), *self._lexical_evidence(query, h)
+            )
+            for h in headings
+        }
         scored = []
         for i, (candidate, relevance) in enumerate(zip(candidates, relevances, strict=True)):
             before = candidates[i - 1] if i else None
@@ -205,6 +224,7 @@ class ExtractiveBackend:
                 candidate.text,
                 relevance,
                 relevances[i - 1] if follows else 0.0,
+                section_relevance.get(candidate.section, 0.0),
                 introduces,
                 candidate.chunk_number,
             )
@@ -225,21 +245,27 @@ class ExtractiveBackend:
             candidate = sentence.candidate
             if sentence.score < cutoff:
                 break
-            if sentence.relevance < floor:
-                continue
+            if max(sentence.features[:3]) < floor:
+                continue  # neither it, the sentence before it nor its heading bears on it
             if any(float(candidate.vector @ c.vector) > DUPLICATE_COSINE for c in chosen):
                 continue
-            if chosen and length + len(candidate.text) > self.options.answer_max_chars:
+            size = len(candidate.text) + 5
+            if sentence.features[FEATURES.index("lead_in")]:  # it brings its list or code
+                chunk = chunks[candidate.chunk_number - 1].content
+                size += len(introduced(chunk, candidate.position)[0]) + 2
+            if chosen and length + size > self.options.answer_max_chars:
                 continue
             chosen.append(candidate)
-            length += len(candidate.text) + 5
+            length += size
         # The passage holding the best answer comes first; within a passage, its sentences
         # keep their order.
         lead: dict[int, int] = {}
         for c in chosen:
             lead.setdefault(c.chunk_number, len(lead))
         chosen.sort(key=lambda c: (lead[c.chunk_number], c.position))
-        room = self.options.answer_max_chars - length
+        # What the chosen sentences leave for the lists and code their lead-ins bring (they
+        # were counted in when choosing, so each fits).
+        room = self.options.answer_max_chars - sum(len(c.text) + 5 for c in chosen)
         quoted = []
         taken: set[tuple[int, int]] = set()  # (chunk, position) quoted after a lead-in
         for c in chosen:
