@@ -43,7 +43,9 @@ def test_the_fitted_weights_reward_what_answers():
     """The shipped fit (scripts/fit_answers.py) values relevance, and on top of it what the
     question asks for, new content, and a lead-in that brings its list or code."""
     weights = dict(zip(FEATURES, bundled().weights, strict=True))
-    assert all(weights[name] > 0 for name in ("relevance", "section", "novelty", "asked_for", "lead_in"))
+    assert all(
+        weights[name] > 0 for name in ("relevance", "section", "novelty", "asked_for", "lead_in")
+    )
 
 
 @pytest.fixture(scope="module")
