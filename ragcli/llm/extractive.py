@@ -198,13 +198,16 @@ class ExtractiveBackend:
             return []
         query_vector = self._vectors([query])[0]
         choice = answer_choice.bundled()
+        headings = sorted({c.section for c in candidates if c.section})
+        stats = self.term_stats
+        if stats is not None and hasattr(stats, "prime"):
+            stats.prime([c.text for c in candidates] + headings + [query])
         relevances = [
             self.calibration.probability(
                 float(c.vector @ query_vector), *self._lexical_evidence(query, c.text)
             )
             for c in candidates
         ]
-        headings = sorted({c.section for c in candidates if c.section})
         heading_vectors = dict(zip(headings, self._vectors(headings), strict=False))
         section_relevance = {
             h: self.calibration.probability(

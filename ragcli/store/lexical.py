@@ -41,6 +41,9 @@ _GEN_PREFIX = "gen-"
 _TMP_PREFIX = ".tmp-"
 
 
+
+TOKEN_CACHE_SIZE = 50_000  # texts whose tokens are kept (a few MB)
+
 class LexicalIndex:
     """BM25 over one collection's chunks, addressed by string ids."""
 
@@ -50,6 +53,9 @@ class LexicalIndex:
         self._k1 = k1
         self._b = b
         self._stemmer = Stemmer.Stemmer("english")  # not thread-safe: one per index object
+        # Tokens of texts scored one at a time (answer sentences, queries): bm25s sets up a
+        # progress bar per call, which costs more than tokenizing a sentence.
+        self._token_cache: dict[str, list[str]] = {}
         # Query-side state, loaded lazily from the live generation.
         self._loaded = False
         self._row_ids: list[str] = []
@@ -191,7 +197,7 @@ class LexicalIndex:
     def terms(self, text: str) -> set[str]:
         """The distinct index terms of a text (lowercased, stopwords out, stemmed)."""
         with self._lock:
-            return set(self._tokenize([text])[0])
+            return set(self._tokens_of(text))
 
     def term_idf(self, text: str) -> dict[str, float]:
         """Lucene BM25 idf of each distinct term of `text` in this collection; a term the
@@ -219,7 +225,7 @@ class LexicalIndex:
         this collection: its idf and average length, the lucene formula the index uses."""
         with self._lock:
             idf = self._term_idf(query)
-            tokens = self._tokenize([text])[0]
+            tokens = self._tokens_of(text)
             average = self._average_length()
         if not tokens or not idf:
             return 0.0
@@ -256,6 +262,25 @@ class LexicalIndex:
             return len(self._row_ids)
 
     # ---- internals --------------------------------------------------------------------------
+
+    def prime(self, texts: list[str]) -> None:
+        """Tokenize `texts` in one call, ahead of scoring them one by one."""
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._token_cache]
+            if missing:
+                self._remember(missing, self._tokenize(missing))
+
+    def _tokens_of(self, text: str) -> list[str]:
+        found = self._token_cache.get(text)
+        if found is None:
+            found = self._tokenize([text])[0]
+            self._remember([text], [found])
+        return found
+
+    def _remember(self, texts: list[str], tokens: list[list[str]]) -> None:
+        if len(self._token_cache) > TOKEN_CACHE_SIZE:
+            self._token_cache.clear()
+        self._token_cache.update(zip(texts, tokens, strict=True))
 
     def _tokenize(self, texts: list[str]) -> list[list[str]]:
         return bm25s.tokenize(
