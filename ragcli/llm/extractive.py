@@ -52,8 +52,11 @@ DUPLICATE_COSINE = 0.92
 SUPPORT_COSINE = 0.85
 # Sentences whose answer score reaches this share of the best one's are quoted with it
 # (measured on the SQuAD article: at 0.5 answers grow to a median of 376 characters, at
-# 0.75 they stay near 260 with the best answer first more often).
+# 0.75 they stay near 280 with the best answer first more often).
 KEEP_SHARE = 0.75
+# Relevance of the sentence, of the one before it and of its heading: one must reach
+# llm.answer_min_relevance for the sentence to be quoted.
+BEARING = ("relevance", "context", "section")
 ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 
 
@@ -248,7 +251,8 @@ class ExtractiveBackend:
             candidate = sentence.candidate
             if sentence.score < cutoff:
                 break
-            if max(sentence.features[:3]) < floor:
+            bearing = [sentence.features[FEATURES.index(f)] for f in BEARING]
+            if max(bearing) < floor:
                 continue  # neither it, the sentence before it nor its heading bears on it
             if any(float(candidate.vector @ c.vector) > DUPLICATE_COSINE for c in chosen):
                 continue
