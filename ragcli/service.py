@@ -222,6 +222,14 @@ def _require_chunks(store, collection: str) -> None:
         )
 
 
+def sentence_vectors(settings: Settings, emb):
+    """The embedder the answer backends score sentences with: `emb`, its vectors kept in
+    the store (store/sentence_vectors.py)."""
+    from ragcli.store.sentence_vectors import SentenceVectors
+
+    return SentenceVectors(emb, store_dir(settings))
+
+
 def term_stats(search) -> Callable:
     """The retriever's BM25 index (repaired when it lags), whose statistics the extractive
     backend weighs query terms by."""
@@ -292,7 +300,8 @@ def ask(
     lexical = resources.lexical if resources is not None else None
     search = retriever(settings, store, emb, collection, filters, lexical)
     require_matches(search, collection)
-    llm = make_llm(settings, emb, calibration(settings), term_stats=term_stats(search))
+    sentence_emb = sentence_vectors(settings, emb)
+    llm = make_llm(settings, sentence_emb, calibration(settings), term_stats=term_stats(search))
     trace = Trace(
         question=question,
         mode=mode,
@@ -309,7 +318,9 @@ def ask(
         refreshed = refresh_stale(settings, search, turn.standalone, collection)
         if refreshed:  # a fresh BM25 index: the refresh saved a new one
             search = retriever(settings, store, emb, collection, filters, lexical)
-            llm = make_llm(settings, emb, calibration(settings), term_stats=term_stats(search))
+            llm = make_llm(
+                settings, sentence_emb, calibration(settings), term_stats=term_stats(search)
+            )
     web = make_web(settings)
     if filters is not None and filters.active:
         trace.filters = filters.model_dump(mode="json")
