@@ -33,6 +33,8 @@ _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 _CONFIG_FILES = ("config.json", "modules.json", "1_Pooling/config.json")
 _STAMPS_FILE = "weights-stamps.json"
 _INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
+# A batch's texts are at least this share of its longest one's length (in tokens).
+PADDED_SHARE = 0.75
 
 
 def default_cache_dir() -> Path:
@@ -81,13 +83,30 @@ class OnnxEmbedder:
         encodings = self.tokenizer.encode_batch(list(texts))
         # Longest first, so each batch pads to a similar length; results go back by index.
         order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
+        for idx in self._batches(order, [len(e.ids) for e in encodings]):
             out[idx] = self._run_batch([encodings[i] for i in idx])
             self.embedded += len(idx)
         # The graph already normalises; this keeps the contract for models without Normalize.
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)
+
+    def _batches(self, order: list[int], lengths: list[int]) -> list[list[int]]:
+        """Runs of `order` (longest first) of at most batch_size texts, each ending before a
+        text shorter than PADDED_SHARE of the run's longest: a batch costs its size times
+        its longest text, so one batch of an answer's 30 sentences (10 to 70 tokens) would
+        spend most of its time on padding."""
+        batches: list[list[int]] = []
+        for i in order:
+            current = batches[-1] if batches else None
+            if (
+                current is None
+                or len(current) >= self.batch_size
+                or lengths[i] < PADDED_SHARE * lengths[current[0]]
+            ):
+                batches.append([i])
+            else:
+                current.append(i)
+        return batches
 
     def _run_batch(self, encodings: list[Encoding]) -> np.ndarray:
         width = max(len(e.ids) for e in encodings)
