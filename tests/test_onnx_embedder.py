@@ -166,3 +166,16 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in heavy)))
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
     )
     assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+
+
+def test_batches_keep_padding_small(embedder: OnnxEmbedder) -> None:
+    """Sentences of 70 to 10 tokens are not padded to 70 in one batch; chunks of similar
+    length still fill whole batches."""
+    lengths = [70, 60, 53, 40, 30, 29, 20, 10]
+    batches = embedder._batches(list(range(len(lengths))), lengths)
+    assert batches == [[0, 1, 2], [3, 4], [5], [6], [7]]
+    uniform = embedder._batches(list(range(70)), [256] * 70)
+    assert [len(b) for b in uniform] == [32, 32, 6]
+    texts = ["short one.", "a somewhat longer sentence about backups and restores " * 3]
+    separately = np.stack([embedder.embed([t])[0] for t in texts])
+    assert np.allclose(embedder.embed(texts), separately, atol=1e-5)
