@@ -89,3 +89,40 @@ def test_synthesized_citations_are_numbered_without_gaps():
     assert [c.chunk_id for c in reordered.sources] == ["c2", "c5", "c1", "c3", "c4"]
     assert [s.answer for s in reordered.sub_answers] == ["A is one [1].", "B is two [2]."]
     assert reordered.numbering["c5"] == 2
+
+
+def test_table_rows_are_quoted_as_a_table_under_their_header(tmp_path):
+    """A quoted table row keeps its column names: the rows go under the table's header as
+    a Markdown table, cited once in the last cell (a line after a table would be one more
+    row), and no row is marked as uncited."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "codes.md").write_text(
+        "# Tool\n\n## Exit codes\n\nScripts can rely on the following exit codes:\n\n"
+        "| Code | Meaning |\n| --- | --- |\n| 0 | Success |\n| 3 | Authentication failed |\n"
+        "| 4 | Network error; the server could not be reached |\n"
+    )
+    store = str(tmp_path / "store")
+    env = cli_env()
+    assert (
+        ragcli("ingest", str(docs), "--store", store, "-q", cwd=tmp_path, env=env).returncode == 0
+    )
+    run = ragcli(
+        "ask",
+        "Which exit codes can scripts rely on?",
+        "--store",
+        store,
+        "--json",
+        cwd=tmp_path,
+        env=env,
+    )
+    result = json.loads(run.stdout)
+    lines = result["answer"].splitlines()
+    start = lines.index("| Code | Meaning |")
+    assert lines[start + 1] == "| --- | --- |"
+    assert lines[start + 2 :] == [
+        "| 0 | Success |",
+        "| 3 | Authentication failed |",
+        "| 4 | Network error; the server could not be reached [1] |",
+    ]
+    assert result["support"] and not [s for s in result["support"] if s["uncited"]]
