@@ -39,15 +39,20 @@ def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
     args = benchmark.parse_args(
         [
             *["--data", str(data), "--limit", "20", "--repeats", "1", "--queries", "5"],
-            *["--skip-torch", "--chat-turns", "2"],
+            *["--skip-torch", "--chat-turns", "2", "--markdown-copies", "1"],
         ]
     )
     info = benchmark.machine()
     rows = benchmark.run(args, info)
     assert list(scratch.iterdir()) == []  # the corpus and store it wrote are gone
     names = [(r.section, r.name) for r in rows]
-    assert names[:2] == [("embed", "sentence-transformers (torch)"), ("embed", "ONNX Runtime")]
+    assert names[:3] == [
+        ("embed", "sentence-transformers (torch)"),
+        ("embed", "ONNX Runtime"),
+        ("embed", "ONNX Runtime, embedding.precision int8"),
+    ]
     assert [n for s, n in names if s == "ingest"] == [
+        "ragcli ingest, long Markdown (1 × README + docs/)",
         "ragcli ingest (process wall)",
         "ragcli eval corpus write (process wall)",
         "re-ingest, unchanged corpus",
@@ -59,6 +64,10 @@ def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
     assert [n for s, n in names if s == "modes"] == [*MODES, *web_routes]
 
     by_name = {r.name: r for r in rows}
+    int8 = by_name["ONNX Runtime, embedding.precision int8"].data
+    assert int8["ratio_to_fp32"] > 0 and int8["mean_cosine_to_fp32"] > 0.97
+    markdown = by_name["ragcli ingest, long Markdown (1 × README + docs/)"].data
+    assert markdown["chunks"] > 50 and markdown["ratio_to_raw_onnx"] > 0
     assert info["documents"] == 20
     ingest = by_name["ragcli ingest (process wall)"].data
     assert ingest["chunks"] == 20 and ingest["ratio_to_raw_onnx"] > 0
