@@ -4,7 +4,9 @@
     .venv/bin/python scripts/benchmark.py --quick    # 500 abstracts, a fast check
     .venv/bin/python scripts/benchmark.py --json     # the same numbers as JSON
 
-Rows: raw embedding throughput (sentence-transformers and ONNX, the same chunks);
+Rows: raw embedding throughput (sentence-transformers and ONNX, the same chunks, and ONNX
+with `embedding.precision: int8` against fp32); `ragcli ingest` of long Markdown files (the
+repository's README and docs/, repeated) against raw ONNX on the same chunk texts;
 `ragcli ingest`, `ragcli eval`'s write of the same abstracts as a BEIR corpus (through the
 same ingest path) and re-ingest in a subprocess; process wall times (median of --repeats);
 in-process retrieval latency; per mode in the MODES registry, model calls, sequential
