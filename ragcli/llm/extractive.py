@@ -57,7 +57,6 @@ KEEP_SHARE = 0.75
 # Relevance of the sentence, of the one before it and of its heading: one must reach
 # llm.answer_min_relevance for the sentence to be quoted.
 BEARING = ("relevance", "context", "section")
-TABLE_ROW = re.compile(r"^\s*\|")
 ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 
 
@@ -90,24 +89,6 @@ def introduced(text: str, position: int) -> tuple[str, int]:
         if unit.kind == "code":
             break
     return "\n".join(following), len(following)
-
-
-def as_table(text: str, positions: list[int], cite: int) -> str:
-    """The table rows at unit `positions` of `text` as a Markdown table under their
-    table's header row (the first row of the run they belong to), cited once in its last
-    cell: a line after a table would be read as one more row."""
-    found = units(text)
-    start = positions[0]
-    while start > 0 and found[start - 1].kind == "row":
-        start -= 1
-    header = found[start].text
-    body = [found[p].text for p in sorted(positions) if p != start]
-    columns = max(1, header.strip().strip("|").count("|") + 1)
-    cited = body[-1] if body else header
-    cited = f"{cited[:-1].rstrip()} [{cite}] |" if cited.endswith("|") else f"{cited} [{cite}]"
-    if body:
-        return "\n".join([header, "|" + " --- |" * columns, *body[:-1], cited])
-    return "\n".join([cited, "|" + " --- |" * columns])
 
 
 class ExtractiveBackend:
@@ -294,15 +275,8 @@ class ExtractiveBackend:
         room = self.options.answer_max_chars - sum(len(c.text) + 5 for c in chosen)
         quoted = []
         taken: set[tuple[int, int]] = set()  # (chunk, position) quoted after a lead-in
-        for index, c in enumerate(chosen):
+        for c in chosen:
             if (c.chunk_number, c.position) in taken:
-                continue
-            if TABLE_ROW.match(c.text):  # rows: as a table, under their header, cited once
-                rows = [r for r in chosen[index:] if r.chunk_number == c.chunk_number]
-                rows = [r for r in rows if TABLE_ROW.match(r.text)]
-                taken |= {(r.chunk_number, r.position) for r in rows}
-                content = chunks[c.chunk_number - 1].content
-                quoted.append(as_table(content, [r.position for r in rows], c.chunk_number))
                 continue
             text = f"{c.text} [{c.chunk_number}]"
             if c.text.rstrip().endswith(":"):  # a lead-in: quote the list or code it introduces
@@ -314,22 +288,14 @@ class ExtractiveBackend:
                 if follow and len(follow) + 2 <= room:
                     text = f"{c.text}\n{follow}\n[{c.chunk_number}]\n"
                     room -= len(follow) + 2
-                    if TABLE_ROW.match(follow):  # rows read as a table, below a blank line
-                        following = list(range(c.position + 1, c.position + count + 1))
-                        table = as_table(
-                            chunks[c.chunk_number - 1].content, following, c.chunk_number
-                        )
-                        text = f"{c.text} [{c.chunk_number}]\n\n{table}\n\n"
             quoted.append(text)
         # A list item or table row quoted on its own starts a line, as in its source.
         # A sentence after one ends the list (in Markdown a line right after an item
         # continues the item).
-        # A table stands apart, with a blank line before and after it.
         answer, after_item = "", False
         for text in quoted:
             item = bool(ITEM_OR_ROW.match(text))
-            starts_table = bool(TABLE_ROW.match(text))
-            if answer and (starts_table or (after_item and not item)):
+            if after_item and not item:
                 answer = answer.rstrip("\n") + "\n\n"
             elif not answer.endswith("\n"):
                 answer += "\n" if item else " "
