@@ -241,19 +241,21 @@ class ExtractiveBackend:
     def generate(self, query: str, chunks: list[RetrievedChunk]) -> str:
         scored = self.scored_sentences(query, chunks)
         floor = self.options.answer_min_relevance
-        if not scored or max(s.relevance for s in scored) < floor:
+        # A sentence is quoted only when it, the one before it or its heading bears on the
+        # question.
+        eligible = [
+            s for s in scored if max(s.features[FEATURES.index(f)] for f in BEARING) >= floor
+        ]
+        if not eligible or max(s.relevance for s in scored) < floor:
             return NO_ANSWER
         # Keep sentences close to the best answer: a weak sentence dilutes a strong one.
-        cutoff = scored[0].score * KEEP_SHARE
+        cutoff = eligible[0].score * KEEP_SHARE
         chosen: list[Candidate] = []
         length = 0
-        for sentence in scored:
+        for sentence in eligible:
             candidate = sentence.candidate
             if sentence.score < cutoff:
                 break
-            bearing = [sentence.features[FEATURES.index(f)] for f in BEARING]
-            if max(bearing) < floor:
-                continue  # neither it, the sentence before it nor its heading bears on it
             if any(float(candidate.vector @ c.vector) > DUPLICATE_COSINE for c in chosen):
                 continue
             size = len(candidate.text) + 5
@@ -301,7 +303,7 @@ class ExtractiveBackend:
                 answer += "\n" if item else " "
             answer += text
             after_item = item
-        return answer.strip()
+        return answer.strip() or NO_ANSWER
 
     def _support(self, answer: str, chunks: list[RetrievedChunk]) -> tuple[list[str], list[str]]:
         """Answer sentences found in the sources, and those not found."""
@@ -421,6 +423,8 @@ class ExtractiveBackend:
                     continue
                 said_text.add(normalise(text))
                 said.append(vector)
+                # A blank line would end the section (one follows a quoted list).
+                text = re.sub(r"\n\s*\n", "\n", text.strip("\n"))
                 quoted.append(text + " " + "".join(f"[{n}]" for n in numbers))
                 cited.extend(numbers)
             if quoted:
