@@ -28,9 +28,9 @@ from ragcli.store.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from ragcli.store.vectors import VectorStore
 
 MODES = ("dense", "bm25", "hybrid")
-READ_ATTEMPTS = 7
-# Seconds, times the attempt number (5.6 s in all): an ingest batch writes in < 1 s on an
-# idle machine, and several on a loaded one.
+READ_ATTEMPTS = 10
+# Seconds, times the attempt number (11 s in all): an ingest batch writes in < 1 s on an
+# idle machine, and several on a loaded or slow one.
 READ_RETRY_PAUSE = 0.2
 
 log = logging.getLogger("ragcli")
