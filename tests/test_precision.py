@@ -47,17 +47,21 @@ def test_a_collection_keeps_its_precision(tmp_path):
     int8.write_text("embedding:\n  precision: int8\n")
     store = str(tmp_path / "store")
     env = cli_env()
-    built = ragcli(
-        "ingest",
-        str(docs),
-        "--store",
-        store,
-        "--config",
-        str(int8),
-        "--json",
-        cwd=tmp_path,
-        env=env,
-    )
+
+    def ingest_int8():
+        return ragcli(
+            "ingest",
+            str(docs),
+            "--store",
+            store,
+            "--config",
+            str(int8),
+            "--json",
+            cwd=tmp_path,
+            env=env,
+        )
+
+    built = ingest_int8()
     assert built.returncode == 0, built.stderr
     chunks = json.loads(built.stdout)["chunks_added"]
     recorded = json.loads((tmp_path / "store" / "embeddings.json").read_text())
@@ -85,17 +89,7 @@ def test_a_collection_keeps_its_precision(tmp_path):
     (docs / "new.md").write_text("# New\n\nA note added later, about ferries.\n")
     mixed = ragcli("ingest", str(docs), "--store", store, "--json", cwd=tmp_path, env=env)
     assert mixed.returncode == 2 and "built with int8" in mixed.stderr
-    status = ragcli(
-        "ingest",
-        str(docs),
-        "--store",
-        store,
-        "--config",
-        str(int8),
-        "--json",
-        cwd=tmp_path,
-        env=env,
-    )
+    status = ingest_int8()
     report = json.loads(status.stdout)  # nothing was lost: only the new file is added
     assert report["files_new"] == 1 and report["files_unchanged"] > 0
     assert report["chunks_removed"] == 0 and chunks > 0
