@@ -64,3 +64,25 @@ def test_older_schema_is_migrated(tmp_path):
     assert {r["question"] for r in store.recent()} == {"old run", "new run"}
     version = sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0]
     assert version == SCHEMA_VERSION
+
+
+def test_a_new_database_opened_by_many_threads_at_once_keeps_every_run(tmp_path):
+    """`ragcli serve` answers concurrent asks: the first saves race to create the schema,
+    and none of their runs may be lost to "table runs already exists"."""
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Barrier
+
+    path = tmp_path / "traces.sqlite"
+    start = Barrier(16)
+
+    def save(i: int) -> str:
+        trace = make_trace(f"question {i}")
+        start.wait()
+        TraceStore(path).save(trace)
+        return trace.id
+
+    with ThreadPoolExecutor(16) as pool:
+        ids = list(pool.map(save, range(16)))
+    store = TraceStore(path)
+    assert all(store.get(trace_id) is not None for trace_id in ids)
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

@@ -89,14 +89,28 @@ class TraceStore:
                     f"trace database {self.path} has schema {version}, newer than this "
                     f"ragcli's {SCHEMA_VERSION}: upgrade ragcli to read it"
                 )
-            for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
-                with db:
-                    migration(db)
-                    db.execute(f"PRAGMA user_version = {number}")
+            if version < SCHEMA_VERSION:
+                self._migrate(db)
         except BaseException:
             db.close()
             raise
         return db
+
+    @staticmethod
+    def _migrate(db: sqlite3.Connection) -> None:
+        """Brings the schema up to date in one write transaction. Threads or processes that
+        open a new database at once queue for the write lock; each reads the version again
+        once it holds the lock, so the migrations run exactly once."""
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            for migration in MIGRATIONS[version:]:
+                migration(db)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.commit()
+        except BaseException:
+            db.rollback()
+            raise
 
     def _set_aside(self) -> Path:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
