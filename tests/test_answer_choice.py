@@ -129,3 +129,45 @@ def test_off_topic_questions_sharing_a_word_are_not_covered(sample_store):
 def test_squad_normalisation():
     assert contains_answer("It flows into the North Sea. [1]", ["the North Sea"])
     assert not contains_answer("It flows into the Northern Sea.", ["North Sea"])
+
+
+def test_only_the_sentences_sharing_most_terms_are_embedded(tmp_path):
+    """Embedding is most of an offline answer's time: of 40 candidate sentences, only
+    SCORED_SENTENCES are embedded and scored, and the one that answers comes first."""
+    from ragcli.llm.extractive import SCORED_SENTENCES, ExtractiveBackend
+    from ragcli.models import ChunkMetadata, RetrievedChunk
+
+    settings = settings_for(tmp_path)
+    inner = service.embedder(settings)
+    embedded: list[str] = []
+
+    class Counting:
+        name = inner.name
+
+        def embed(self, texts):
+            embedded.extend(texts)
+            return inner.embed(texts)
+
+    animals = ["otter", "heron", "lynx", "badger"] * 2
+    answer = "The night ferry to Harwich leaves the north pier at 23:40 every Friday."
+    chunks = []
+    for number in range(5):
+        filler = [
+            f"The {animal} in enclosure {number}{n} was fed at noon by the keeper on duty."
+            for n, animal in enumerate(animals)
+        ]
+        sentences = filler + ([answer] if number == 0 else [])  # last of the first chunk
+        chunks.append(
+            RetrievedChunk(
+                content=" ".join(sentences),
+                score=0.5,
+                metadata=ChunkMetadata(chunk_id=f"c{number}", source_file="zoo.md", file_type="md"),
+            )
+        )
+    backend = ExtractiveBackend(Counting(), settings.llm, service.calibration(settings))
+    question = "When does the night ferry to Harwich leave?"
+    scored = backend.scored_sentences(question, chunks)
+    sentences_embedded = [t for t in embedded if t != question]
+    assert len(set(sentences_embedded)) <= SCORED_SENTENCES < 41
+    assert len(scored) == SCORED_SENTENCES
+    assert scored[0].candidate.text == answer and scored[0].candidate.chunk_number == 1
