@@ -205,7 +205,7 @@ def test_a_read_that_races_an_ingest_is_tried_again(sample_store, monkeypatch, c
     retriever = service.retriever(settings, store, service.embedder(settings), "docs")
     question = "Which cipher is used when I password-protect a backup archive?"
     expected = [c.chunk_id for c in retriever.search(question, 5)]
-    real_query = store.query
+    real_query = store._query  # the one Chroma query of dense and hybrid retrieval
     failures = {"left": 2}
 
     def flaky_query(*args, **kwargs):
@@ -214,7 +214,7 @@ def test_a_read_that_races_an_ingest_is_tried_again(sample_store, monkeypatch, c
             raise InternalError("Error executing plan: Internal error: Error finding id")
         return real_query(*args, **kwargs)
 
-    monkeypatch.setattr(store, "query", flaky_query)
+    monkeypatch.setattr(store, "_query", flaky_query)
     with caplog.at_level(logging.WARNING, logger="ragcli"):
         assert [c.chunk_id for c in retriever.search(question, 5)] == expected
     assert sum("mid-write" in r.getMessage() for r in caplog.records) == 2

@@ -136,9 +136,8 @@ class Retriever:
         allowed: set[str] | None = None,
     ):
         depth = max(self.options.candidates, top_k)
-        dense = self.store.query(name, vector.tolist(), depth, where)
-        by_id = {c.chunk_id: c for c in dense}
-        dense_scores = {c.chunk_id: c.score for c in dense}
+        # Scores first, text only for the chunks returned.
+        dense_scores = self.store.nearest(name, vector.tolist(), depth, where)
         bm25_scores = dict(index.search(query, depth, allowed))
         weights = {"dense": self.options.dense_weight, "bm25": 1.0 - self.options.dense_weight}
         if self.options.fusion == "rrf":
@@ -150,17 +149,15 @@ class Retriever:
         else:
             # A candidate that only one retriever ranked still has a score in the other:
             # fusing that real score rather than a 0 ranks SciFact train better (README).
-            fetched = self._fetch(name, [i for i in bm25_scores if i not in by_id], vector)
-            by_id.update({c.chunk_id: c for c in fetched})
-            dense_scores.update({c.chunk_id: c.score for c in fetched})
+            only_bm25 = [i for i in bm25_scores if i not in dense_scores]
+            dense_scores.update(self._similarities(name, only_bm25, vector))
             lacking = [i for i in dense_scores if i not in bm25_scores]
             bm25_scores.update(index.scores_for(query, lacking))
             fused = weighted_score_fusion({"dense": dense_scores, "bm25": bm25_scores}, weights)
         fused = fused[:top_k]
         # Both component scores for every returned chunk (rrf: also where one retriever
         # did not rank it within its candidates).
-        missing = [i for i, _ in fused if i not in by_id]
-        by_id.update({c.chunk_id: c for c in self._fetch(name, missing, vector)})
+        by_id = {c.chunk_id: c for c in self._fetch(name, [i for i, _ in fused], vector)}
         lacking_bm25 = [i for i, _ in fused if i not in bm25_scores]
         bm25_scores.update(index.scores_for(query, lacking_bm25))
         chunks = []
@@ -168,6 +165,7 @@ class Retriever:
             chunk = by_id.get(chunk_id)
             if chunk is None:  # deleted from Chroma since the BM25 index was read
                 continue
+            chunk.score = dense_scores.get(chunk_id, chunk.score)
             chunk.component_scores = {
                 "dense": chunk.score,
                 "bm25": round(bm25_scores.get(chunk_id, 0.0), 4),
@@ -175,6 +173,17 @@ class Retriever:
             }
             chunks.append(chunk)
         return chunks
+
+    def _similarities(self, name: str, ids: list[str], vector: np.ndarray) -> dict[str, float]:
+        """Cosine with the query of chunks the dense search did not rank, by id."""
+        collection = self.store.collection(name)
+        if collection is None or not ids:
+            return {}
+        got = collection.get(ids=ids, include=["embeddings"])
+        return {
+            chunk_id: cosine(np.asarray(emb, dtype=np.float32), vector)
+            for chunk_id, emb in zip(got["ids"], got["embeddings"], strict=True)
+        }
 
     def _fetch(self, name: str, ids: list[str], vector: np.ndarray) -> list[RetrievedChunk]:
         """Chunks by id, in the order given, scored by cosine with the query."""
@@ -186,9 +195,7 @@ class Retriever:
         for chunk_id, text, meta, emb in zip(
             got["ids"], got["documents"], got["metadatas"], got["embeddings"], strict=True
         ):
-            emb = np.asarray(emb, dtype=np.float32)
-            norm = float(np.linalg.norm(emb) * np.linalg.norm(vector)) or 1.0
-            similarity = round(float(emb @ vector) / norm, 4)
+            similarity = cosine(np.asarray(emb, dtype=np.float32), vector)
             found[chunk_id] = RetrievedChunk(
                 content=text,
                 score=similarity,
@@ -196,3 +203,8 @@ class Retriever:
                 component_scores={"dense": similarity},
             )
         return [found[i] for i in ids if i in found]
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    norm = float(np.linalg.norm(a) * np.linalg.norm(b)) or 1.0
+    return round(float(a @ b) / norm, 4)
