@@ -176,14 +176,13 @@ class Retriever:
 
     def _similarities(self, name: str, ids: list[str], vector: np.ndarray) -> dict[str, float]:
         """Cosine with the query of chunks the dense search did not rank, by id."""
-        collection = self.store.collection(name)
-        if collection is None or not ids:
+        stored = self.store.embeddings(name, ids)
+        if not stored:
             return {}
-        got = collection.get(ids=ids, include=["embeddings"])
-        return {
-            chunk_id: cosine(np.asarray(emb, dtype=np.float32), vector)
-            for chunk_id, emb in zip(got["ids"], got["embeddings"], strict=True)
-        }
+        matrix = np.stack(list(stored.values()))
+        norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(vector))
+        cosines = (matrix @ vector) / np.where(norms > 0, norms, 1.0)
+        return {i: round(float(c), 4) for i, c in zip(stored, cosines, strict=True)}
 
     def _fetch(self, name: str, ids: list[str], vector: np.ndarray) -> list[RetrievedChunk]:
         """Chunks by id, in the order given, scored by cosine with the query."""

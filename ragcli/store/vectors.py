@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -11,6 +13,8 @@ from urllib.parse import urlparse
 from ragcli.errors import ConfigError, RagcliError
 from ragcli.models import ChunkMetadata, RetrievedChunk
 
+# Embeddings a long-lived reader keeps by chunk id (1.5 KB each at 384 dimensions).
+EMBEDDINGS_KEPT = 20_000
 COLLECTION_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
 
 
@@ -28,6 +32,7 @@ class VectorStore:
         self.store_dir = Path(store_dir)
         self.url = url
         self._signature: tuple[int, int] | None = None
+        self._lock = threading.Lock()
         self._open()
 
     def _open(self) -> None:
@@ -61,6 +66,16 @@ class VectorStore:
             self._signature = self._disk_signature()
             self.location = str(store_dir)
         self._collections: dict[str, Any] = {}
+        self._forget()
+
+    def _forget(self) -> None:
+        """Drop what was read from the store: it is reopened, or this process wrote to it."""
+        # A local store's counts hold while its database file is untouched (the disk
+        # signature); a server's may change at any time, so they are never kept.
+        self._counts: dict[str, tuple[tuple[int, int], int]] = {}
+        # Embeddings by chunk id: an id names one version of a file's chunk, so its vector
+        # only changes with a write (which reopens the store or goes through this object).
+        self._embeddings: OrderedDict[tuple[str, str], Any] = OrderedDict()
 
     def _disk_signature(self) -> tuple[int, int] | None:
         try:
@@ -103,8 +118,41 @@ class VectorStore:
         return sorted(c if isinstance(c, str) else c.name for c in self.client.list_collections())
 
     def count(self, name: str) -> int:
+        signature = None if self.url else self._disk_signature()
+        kept = self._counts.get(name)
+        if signature is not None and kept is not None and kept[0] == signature:
+            return kept[1]
         collection = self.collection(name)
-        return collection.count() if collection is not None else 0
+        count = collection.count() if collection is not None else 0
+        if signature is not None:
+            self._counts[name] = (signature, count)
+        return count
+
+    def embeddings(self, name: str, ids: list[str]) -> dict[str, Any]:
+        """The stored embeddings of these chunks (float32 arrays) by id; ids not stored are
+        left out. A local store's are kept for the next call, the oldest dropped first."""
+        import numpy as np
+
+        keep = not self.url
+        found: dict[str, Any] = {}
+        with self._lock:
+            for chunk_id in ids:
+                vector = self._embeddings.get((name, chunk_id))
+                if vector is not None:
+                    found[chunk_id] = vector
+        missing = [i for i in ids if i not in found]
+        collection = self.collection(name)
+        if not missing or collection is None:
+            return found
+        got = collection.get(ids=missing, include=["embeddings"])
+        fresh = dict(zip(got["ids"], np.asarray(got["embeddings"], dtype=np.float32), strict=True))
+        found.update(fresh)
+        if keep:
+            with self._lock:
+                self._embeddings.update(((name, i), v) for i, v in fresh.items())
+                while len(self._embeddings) > EMBEDDINGS_KEPT:
+                    self._embeddings.popitem(last=False)
+        return found
 
     def upsert(
         self,
@@ -114,6 +162,7 @@ class VectorStore:
         embeddings: Any,
         metadatas: list[dict[str, Any]],
     ) -> None:
+        self._forget()
         collection = self.collection(name, create=True)
         # Chroma rejects None values: absent fields are simply left out.
         clean = [{k: v for k, v in m.items() if v is not None} for m in metadatas]
@@ -130,6 +179,7 @@ class VectorStore:
 
     def update_metadata(self, name: str, ids: list[str], values: dict[str, Any]) -> None:
         """Set the same metadata fields on many chunks (Chroma merges them in)."""
+        self._forget()
         collection = self.collection(name)
         step = max(1, self.client.get_max_batch_size())
         for start in range(0, len(ids), step):
@@ -137,6 +187,7 @@ class VectorStore:
             collection.update(ids=part, metadatas=[dict(values) for _ in part])
 
     def delete(self, name: str, where: dict[str, Any] | None = None, ids: list[str] | None = None):
+        self._forget()
         collection = self.collection(name)
         if collection is None:
             return
