@@ -672,7 +672,8 @@ def chat_questions() -> list[str]:
 
 def chat_row(work: Path, env: dict[str, str], turns: int) -> Row:
     """Time from Enter to the next prompt for each turn after the first of one `ragcli
-    chat` session over the sample corpus, driven through a pty as a person types."""
+    chat` session over the sample corpus, driven through a pty as a person types: the
+    question first, then Enter."""
     import pexpect
 
     store = work / "chat-store"
@@ -699,13 +700,20 @@ def chat_row(work: Path, env: dict[str, str], turns: int) -> Row:
         dimensions=(50, 120),
         timeout=120,
     )
+    # The clock starts at Enter: the question is typed and shown first (as a person types,
+    # the prompt handles each key while they type), and pexpect's default 50 ms pause
+    # before each send is off.
+    child.delaybeforesend = None
     questions = chat_questions()
     times: list[float] = []
     try:
         child.expect(CHAT_PROMPT)
         for number in range(turns + 1):
+            question = questions[number % len(questions)]
+            child.send(question)
+            child.expect_exact(question[-12:])
             started = time.perf_counter()
-            child.sendline(questions[number % len(questions)])
+            child.sendline("")
             child.expect(r"trace [0-9a-f]{12}")
             child.expect(CHAT_PROMPT)
             if number:  # the first turn loads the embedder and the indexes
