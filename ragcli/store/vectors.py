@@ -187,12 +187,12 @@ class VectorStore:
             collection.update(ids=part, metadatas=[dict(values) for _ in part])
 
     def delete(self, name: str, where: dict[str, Any] | None = None, ids: list[str] | None = None):
-        self._forget()
         collection = self.collection(name)
         if collection is None:
             return
         if ids is not None and not ids:
             return
+        self._forget()
         collection.delete(where=where, ids=ids)
 
     def ids_where(self, name: str, where: dict[str, Any]) -> list[str]:
