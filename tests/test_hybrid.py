@@ -222,3 +222,27 @@ def test_a_read_that_races_an_ingest_is_tried_again(sample_store, monkeypatch, c
     failures["left"] = retriever_module.READ_ATTEMPTS  # a store that stays broken
     with pytest.raises(InternalError):
         retriever.search(question, 5)
+
+
+def test_sentences_primed_in_one_call_score_as_one_by_one(sample_store, monkeypatch):
+    """The offline backend scores each candidate sentence with BM25; tokenizing them in one
+    call (prime) gives the same scores as tokenizing each alone, and a primed sentence is
+    not tokenized again."""
+    question = "How long can I get a refund for an annual plan?"
+    sentences = [
+        "Annual plans can be refunded within 30 days of purchase.",
+        "Refunds for monthly plans are not available.",
+        "The backup archive is encrypted with AES-256.",
+        "Annual plans can be refunded within 30 days of purchase.",  # a repeat
+    ]
+    one_by_one = LexicalIndex(sample_store / "lexical" / "docs")
+    expected = [one_by_one.score_text(question, s) for s in sentences]
+    assert expected[0] > expected[2] == 0.0
+
+    primed = LexicalIndex(sample_store / "lexical" / "docs")
+    primed.prime([*sentences, question])
+    calls: list[list[str]] = []
+    real = primed._tokenize
+    monkeypatch.setattr(primed, "_tokenize", lambda texts: calls.append(texts) or real(texts))
+    assert [primed.score_text(question, s) for s in sentences] == expected
+    assert calls == []
