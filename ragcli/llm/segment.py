@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 UnitKind = Literal["sentence", "item", "row", "code", "heading"]
@@ -30,10 +31,17 @@ class Unit:
 
 
 def units(text: str) -> list[Unit]:
+    return list(_segmented(text))
+
+
+# An answer segments a chunk again for each lead-in it sizes and quotes, and the next
+# answer often retrieves the same chunks: the last texts' units are kept (units are frozen).
+@lru_cache(maxsize=512)
+def _segmented(text: str) -> tuple[Unit, ...]:
     found: list[Unit] = []
     for block in _blocks(text):
         found.extend(_block_units(block))
-    return [u for u in found if len(u.text.strip()) > 1]
+    return tuple(u for u in found if len(u.text.strip()) > 1)
 
 
 def sentence_texts(text: str) -> list[str]:
