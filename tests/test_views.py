@@ -661,3 +661,23 @@ def test_every_view_fits_any_width(width):
         assert all(len(line.rstrip()) <= width for line in text.splitlines()), text
     if width >= 70:  # the longest name fits: it stays whole whatever else gives way
         assert_readable(render(views[0], width), width)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_synthesized_answer_keeps_its_questions_and_sources_on_their_own_lines(width):
+    """agentic's sections: the sub-question in bold, its answer, a "Sources:" line, joined
+    by single line breaks (one block each); none of them runs into the next."""
+    from ragcli.views.answer import answer_panel
+
+    answer = (
+        "**What is the web port?**\nThe web port is 7420. [1]\n"
+        "Sources: [1] docs/configuration.md\n\n"
+        "**Which port serves metrics?**\nMetrics are served on port 9420. [2]\n"
+        "Sources: [2] docs/admin_guide.pdf, p. 3"
+    )
+    shown = render(answer_panel(answer, "answer"), width)
+    lines = [line.strip("│ ") for line in shown.splitlines()]
+    for line in ("What is the web port?", "Which port serves metrics?"):
+        assert line in lines
+    assert "Sources: [1] docs/configuration.md" in lines
+    assert "Sources: [2] docs/admin_guide.pdf, p. 3" in lines

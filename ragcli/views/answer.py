@@ -4,6 +4,7 @@ Citations like `[1]` are not links in Markdown and stay as written."""
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -29,7 +30,15 @@ class _Markdown(Markdown):
     elements = {**Markdown.elements, "heading_open": _Heading}
 
 
+# A synthesized answer (agentic) opens each section with the sub-question in bold and
+# closes it with a "Sources:" line, joined by single line breaks so the section stays one
+# block of text; in Markdown they would run into the sentences around them.
+BOLD_LINE = re.compile(r"^(\*\*[^*\n]+\*\*)\n(?=\S)", re.M)
+SOURCES_LINE = re.compile(r"(?<=\S)\n(?=Sources: )")
+
+
 def markdown(text: str) -> Markdown:
+    text = SOURCES_LINE.sub("  \n", BOLD_LINE.sub("\\1  \n", text))
     return _Markdown(text)
 
 
