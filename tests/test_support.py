@@ -72,6 +72,19 @@ def test_sentences_take_the_citations_that_follow_them():
     ]  # no code, no hedge about the documents, no list of sources
 
 
+def test_a_synthesized_answers_bold_sub_questions_are_not_claims():
+    answer = (
+        "**What is the web port?**\nThe web port is 7420. [1]\n"
+        "Sources: [1] docs/configuration.md\n\n"
+        "**Which port serves metrics?**\nMetrics are served on port **9420**. [2]"
+    )
+    found = [(c.text, c.cites) for c in claims(answer)]
+    assert found == [
+        ("The web port is 7420.", [1]),
+        ("Metrics are served on port **9420**.", [2]),
+    ]
+
+
 def test_uncited_facts_are_flagged_and_marks_sit_after_their_sentence(checker):
     sources = [chunk("By default the server keeps the 14 most recent archives.", 1)]
     answer = (

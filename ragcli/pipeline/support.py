@@ -140,7 +140,8 @@ def claims(answer: str, skip: Sequence[str] = ()) -> list[Claim]:
             for earlier in open_block:
                 earlier.cites = cites
             open_block = []
-        text = " ".join(CITATIONS.sub("", segment).split()).lstrip("-*• ").strip()
+        # List markers and bold around the whole sentence (agentic's sub-questions) aside.
+        text = " ".join(CITATIONS.sub("", segment).split()).lstrip("-*• ").rstrip("* ")
         text = re.sub(r"\s+([.!?,;:])", r"\1", text)  # "nightly [1]." read "nightly."
         skipped = len(WORD.findall(text)) < MIN_WORDS or text.lower().startswith("sources:")
         if not skipped and not (HEDGE.search(text) or text in skip or text.endswith("?")):
