@@ -32,13 +32,14 @@ class _Markdown(Markdown):
 
 # A synthesized answer (agentic) opens each section with the sub-question in bold and
 # closes it with a "Sources:" line, joined by single line breaks so the section stays one
-# block of text; in Markdown they would run into the sentences around them.
+# block of text; in Markdown they would run into the sentences around them. The question
+# gets a line break, the sources a paragraph of their own (which also ends a quoted list).
 BOLD_LINE = re.compile(r"^(\*\*[^*\n]+\*\*)\n(?=\S)", re.M)
 SOURCES_LINE = re.compile(r"(?<=\S)\n(?=Sources: )")
 
 
 def markdown(text: str) -> Markdown:
-    text = SOURCES_LINE.sub("  \n", BOLD_LINE.sub("\\1  \n", text))
+    text = SOURCES_LINE.sub("\n\n", BOLD_LINE.sub("\\1  \n", text))
     return _Markdown(text)
 
 
