@@ -44,6 +44,21 @@ def test_comparison_asks_about_each_side_and_how_they_differ():
     ]
 
 
+def test_a_comparison_on_named_aspects_asks_each_side_about_them():
+    assert decompose("Compare Postgres and SQLite in terms of write speed", 4) == [
+        "What is the write speed of Postgres?",
+        "What is the write speed of SQLite?",
+        "How do Postgres and SQLite differ in write speed?",
+    ]
+    assert decompose("Compare the Team and Business plans: price and refund window", 4) == [
+        "What is the price and refund window of the Team plans?",
+        "What is the price and refund window of Business plans?",
+        "How do the Team and Business plans differ in price and refund window?",
+    ]
+    # A colon outside a comparison is part of the question.
+    assert decompose("What is the port: 7420 or 8080?", 4) == ["What is the port: 7420 or 8080?"]
+
+
 def test_comparison_inside_a_phrase_keeps_the_phrase_for_both_sides():
     parts = decompose(
         "Compare the yearly prices of the Team and Business plans, and tell me how long "

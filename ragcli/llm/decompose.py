@@ -34,6 +34,8 @@ EMBEDDED_QUESTION = re.compile(
     re.I,
 )
 COMPARE = re.compile(r"^(?:please\s+)?(?:compare|contrast)\s+(?P<object>.+)$", re.I)
+# "Compare A and B: price and refunds", "... in terms of price": what to compare them on.
+ASPECT = re.compile(r"\s*:\s+|\s+in\s+terms\s+of\s+", re.I)
 DIFFERENCE = re.compile(
     r"\b(?:the\s+)?differences?\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$", re.I
 )
@@ -113,18 +115,46 @@ def _as_question(text: str) -> str:
 def _expand(clause: str) -> list[Part]:
     if not clause:
         return []
+    clause, aspect = _aspect(clause)
     pair = _comparison(clause)
     if pair is not None:
         a, b, whole_a, whole_b = pair
+        if aspect:
+            # "price" → "What is the price of A?", "How do A and B differ in price?"
+            named = aspect if re.match(_DETERMINER, aspect, re.I) else f"the {aspect}"
+            head = _agree("What are ", "are", named) + named
+            return [
+                Part(_as_question(f"{head} of {a}")),
+                Part(_as_question(f"{head} of {b}")),
+                Part(_as_question(f"How do {whole_a} and {whole_b} differ in {aspect}"), True),
+            ]
         return [
             Part(_as_question(_agree("What is ", "is", a) + a)),
             Part(_as_question(_agree("What is ", "is", b) + b)),
             Part(_as_question(f"How do {whole_a} and {whole_b} differ"), contrast=True),
         ]
+    if aspect:
+        clause = f"{clause}: {aspect}"  # not a comparison: the question as asked
     items = _list_items(clause)
     if items is not None:
         return [Part(_as_question(item)) for item in items]
     return [Part(_as_question(clause))]
+
+
+def _aspect(clause: str) -> tuple[str, str]:
+    """'Compare A and B: price and refunds' → ('Compare A and B', 'price and refunds'); a
+    clause without an aspect comes back whole, with an empty one."""
+    head, found, aspect = (part.strip(" ,") for part in _partition(clause))
+    if not found or not COMPARE.match(head) or not aspect:
+        return clause, ""
+    return head, aspect
+
+
+def _partition(clause: str) -> tuple[str, str, str]:
+    match = ASPECT.search(clause)
+    if match is None:
+        return clause, "", ""
+    return clause[: match.start()], match.group(0), clause[match.end() :]
 
 
 def _comparison(clause: str) -> tuple[str, str, str, str] | None:
