@@ -67,6 +67,10 @@ ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 SCORED_SENTENCES = 16
 
 
+# A candidate sentence before it is embedded: its text, chunk number, position, section.
+Found = tuple[str, int, int, str]
+
+
 @dataclass
 class Candidate:
     text: str
@@ -135,12 +139,12 @@ class ExtractiveBackend:
             return np.zeros((0, 1), dtype=np.float32)
         return np.stack([self._cache[t] for t in texts])
 
-    def _candidates(
-        self, chunks: list[RetrievedChunk], query: str | None = None
-    ) -> list[Candidate]:
-        """The sentences of `chunks` that may answer, with their vectors; with `query`,
-        only the SCORED_SENTENCES that share the most terms with it."""
-        found: list[tuple[str, int, int, str]] = []
+    def _candidates(self, chunks: list[RetrievedChunk]) -> list[Candidate]:
+        """The sentences of `chunks` that may answer, with their vectors."""
+        return self._embedded(self._sentences(chunks))
+
+    def _sentences(self, chunks: list[RetrievedChunk]) -> list[Found]:
+        found: list[Found] = []
         for number, chunk in enumerate(chunks, start=1):
             # A document's title says little about which part of it answers; a section's
             # heading does.
@@ -156,25 +160,20 @@ class ExtractiveBackend:
                 if sentence.rstrip().endswith("?"):
                     continue  # a question in the source restates, it does not answer
                 found.append((sentence, number, position, section))
-        if query is not None and len(found) > SCORED_SENTENCES:
-            found = self._most_promising(query, found)
+        return found
+
+    def _embedded(self, found: list[Found]) -> list[Candidate]:
         vectors = self._vectors([text for text, _, _, _ in found])
         return [
             Candidate(t, n, p, v, h) for (t, n, p, h), v in zip(found, vectors, strict=False)
         ]
 
-    def _most_promising(
-        self, query: str, found: list[tuple[str, int, int, str]]
-    ) -> list[tuple[str, int, int, str]]:
-        """The SCORED_SENTENCES of `found` covering most of the question's terms (ties go
-        to the better-ranked chunk, then the earlier sentence), in their order."""
-        stats = self.term_stats
-        if stats is not None and hasattr(stats, "prime"):
-            stats.prime([text for text, _, _, _ in found] + [query])
-        coverage = [self._lexical_evidence(query, text)[0] for text, _, _, _ in found]
+    @staticmethod
+    def _most_promising(found: list[Found], coverage: list[float]) -> list[int]:
+        """The positions in `found` of the SCORED_SENTENCES covering most of the question's
+        terms (ties go to the better-ranked chunk, then the earlier sentence), in order."""
         ranked = sorted(range(len(found)), key=lambda i: (-coverage[i], found[i][1], found[i][2]))
-        kept = sorted(ranked[:SCORED_SENTENCES])
-        return [found[i] for i in kept]
+        return sorted(ranked[:SCORED_SENTENCES])
 
     def relevance(self, query: str, text: str) -> float:
         """Calibrated probability that `text` answers `query`."""
@@ -222,20 +221,23 @@ class ExtractiveBackend:
     def scored_sentences(self, query: str, chunks: list[RetrievedChunk]) -> list[ScoredSentence]:
         """Every candidate sentence of `chunks` with its relevance and answer features
         (ragcli/llm/answer_choice.py), best answer first."""
-        candidates = self._candidates(chunks, query)
-        if not candidates:
+        found = self._sentences(chunks)
+        if not found:
             return []
+        stats = self.term_stats
+        if stats is not None and hasattr(stats, "prime"):
+            sections = sorted({section for _, _, _, section in found if section})
+            stats.prime([text for text, _, _, _ in found] + sections + [query])
+        # Lexical evidence is cheap and picks the sentences worth embedding.
+        evidence = [self._lexical_evidence(query, text) for text, _, _, _ in found]
+        kept = self._most_promising(found, [coverage for coverage, _ in evidence])
+        candidates = self._embedded([found[i] for i in kept])
         query_vector = self._vectors([query])[0]
         choice = answer_choice.bundled()
         headings = sorted({c.section for c in candidates if c.section})
-        stats = self.term_stats
-        if stats is not None and hasattr(stats, "prime"):
-            stats.prime([c.text for c in candidates] + headings + [query])
         relevances = [
-            self.calibration.probability(
-                float(c.vector @ query_vector), *self._lexical_evidence(query, c.text)
-            )
-            for c in candidates
+            self.calibration.probability(float(c.vector @ query_vector), *evidence[i])
+            for c, i in zip(candidates, kept, strict=True)
         ]
         heading_vectors = dict(zip(headings, self._vectors(headings), strict=False))
         section_relevance = {
@@ -251,7 +253,7 @@ class ExtractiveBackend:
             introduces = candidate.text.rstrip().endswith(":") and bool(
                 introduced(chunks[candidate.chunk_number - 1].content, candidate.position)[0]
             )
-            found = answer_choice.features(
+            features = answer_choice.features(
                 query,
                 candidate.text,
                 relevance,
@@ -260,7 +262,7 @@ class ExtractiveBackend:
                 introduces,
                 candidate.chunk_number,
             )
-            scored.append(ScoredSentence(candidate, relevance, found, choice.score(found)))
+            scored.append(ScoredSentence(candidate, relevance, features, choice.score(features)))
         scored.sort(key=lambda s: -s.score)
         return scored
 
