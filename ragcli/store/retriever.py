@@ -179,10 +179,7 @@ class Retriever:
         stored = self.store.embeddings(name, ids)
         if not stored:
             return {}
-        matrix = np.stack(list(stored.values()))
-        norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(vector))
-        cosines = (matrix @ vector) / np.where(norms > 0, norms, 1.0)
-        return {i: round(float(c), 4) for i, c in zip(stored, cosines, strict=True)}
+        return dict(zip(stored, cosines(np.stack(list(stored.values())), vector), strict=True))
 
     def _fetch(self, name: str, ids: list[str], vector: np.ndarray) -> list[RetrievedChunk]:
         """Chunks by id, in the order given, scored by cosine with the query."""
@@ -190,11 +187,13 @@ class Retriever:
         if collection is None or not ids:
             return []
         got = collection.get(ids=ids, include=["documents", "metadatas", "embeddings"])
+        if not got["ids"]:
+            return []
+        similarities = cosines(np.asarray(got["embeddings"], dtype=np.float32), vector)
         found = {}
-        for chunk_id, text, meta, emb in zip(
-            got["ids"], got["documents"], got["metadatas"], got["embeddings"], strict=True
+        for chunk_id, text, meta, similarity in zip(
+            got["ids"], got["documents"], got["metadatas"], similarities, strict=True
         ):
-            similarity = cosine(np.asarray(emb, dtype=np.float32), vector)
             found[chunk_id] = RetrievedChunk(
                 content=text,
                 score=similarity,
@@ -204,6 +203,7 @@ class Retriever:
         return [found[i] for i in ids if i in found]
 
 
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    norm = float(np.linalg.norm(a) * np.linalg.norm(b)) or 1.0
-    return round(float(a @ b) / norm, 4)
+def cosines(matrix: np.ndarray, vector: np.ndarray) -> list[float]:
+    """Each row's cosine with `vector`, rounded as scores are shown."""
+    norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(vector))
+    return [round(float(c), 4) for c in (matrix @ vector) / np.where(norms > 0, norms, 1.0)]
