@@ -115,8 +115,8 @@ def _as_question(text: str) -> str:
 def _expand(clause: str) -> list[Part]:
     if not clause:
         return []
-    clause, aspect = _aspect(clause)
-    pair = _comparison(clause)
+    compared, aspect = _aspect(clause)
+    pair = _comparison(compared)
     if pair is not None:
         a, b, whole_a, whole_b = pair
         if aspect:
@@ -133,8 +133,6 @@ def _expand(clause: str) -> list[Part]:
             Part(_as_question(_agree("What is ", "is", b) + b)),
             Part(_as_question(f"How do {whole_a} and {whole_b} differ"), contrast=True),
         ]
-    if aspect:
-        clause = f"{clause}: {aspect}"  # not a comparison: the question as asked
     items = _list_items(clause)
     if items is not None:
         return [Part(_as_question(item)) for item in items]
@@ -144,17 +142,13 @@ def _expand(clause: str) -> list[Part]:
 def _aspect(clause: str) -> tuple[str, str]:
     """'Compare A and B: price and refunds' → ('Compare A and B', 'price and refunds'); a
     clause without an aspect comes back whole, with an empty one."""
-    head, found, aspect = (part.strip(" ,") for part in _partition(clause))
-    if not found or not COMPARE.match(head) or not aspect:
-        return clause, ""
-    return head, aspect
-
-
-def _partition(clause: str) -> tuple[str, str, str]:
     match = ASPECT.search(clause)
     if match is None:
-        return clause, "", ""
-    return clause[: match.start()], match.group(0), clause[match.end() :]
+        return clause, ""
+    head, aspect = clause[: match.start()].strip(" ,"), clause[match.end() :].strip(" ,")
+    if not COMPARE.match(head) or not aspect:
+        return clause, ""
+    return head, aspect
 
 
 def _comparison(clause: str) -> tuple[str, str, str, str] | None:
