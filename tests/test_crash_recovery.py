@@ -79,12 +79,13 @@ def test_repeated_kills_at_random_points_then_one_full_run(corpus, tmp_path):
     docs, expected = corpus
     store = tmp_path / "store"
     rng = random.Random(8)
-    # Each point with how often one run passes it (the journal is written once per batch).
+    # Each point with how often one run passes it (the journal and the manifest rows are
+    # written once per batch).
     points = {
         "after_journal": 1,
         "after_upsert": 12,
         "after_stale_delete": 12,
-        "after_manifest": 12,
+        "after_manifest": 1,
     }
     for _ in range(3):
         point = rng.choice(sorted(points))
@@ -115,7 +116,7 @@ def edited(tmp_path_factory):
 
 @pytest.mark.parametrize(
     "crash_at",
-    ["after_stale_delete:1", "after_manifest:2", "after_remove_chunks:1"],
+    ["after_stale_delete:1", "after_stale_delete:2", "after_manifest:1", "after_remove_chunks:1"],
 )
 def test_update_with_change_add_and_prune_killed_then_rerun_matches(edited, tmp_path, crash_at):
     docs, before, expected = edited

@@ -136,6 +136,35 @@ def test_delete(tmp_path: Path) -> None:
     assert emptied.search("cat", 10) == []
 
 
+def test_copied_documents_take_the_tokens_of_their_sources(tmp_path: Path, monkeypatch) -> None:
+    """A renamed file's chunks: tokens are taken from the indexed ids, not computed again,
+    and a source that is not indexed has its text tokenized."""
+    make(tmp_path)
+    index = LexicalIndex(tmp_path)
+    tokenized: list[list[str]] = []
+    tokenize = index._tokenize
+
+    def counted(texts: list[str]) -> list[list[str]]:
+        tokenized.append(texts)
+        return tokenize(texts)
+
+    monkeypatch.setattr(index, "_tokenize", counted)
+    index.copy(["a2", "b2", "x"], ["a", "b", "not-indexed"], [DOCS["a"], DOCS["b"], "Fish swim"])
+    index.delete(["a", "b"])
+    index.save()
+    assert tokenized == [["Fish swim"]]
+
+    reopened = LexicalIndex(tmp_path)
+    assert sorted(reopened.ids()) == ["a2", "b2", "c", "x"]
+    # As if a2 and b2 had been indexed from their texts: "cat" in a2 (tf 1) and b2 (tf 2).
+    hits = dict(reopened.search("cat", 10))
+    assert hits == {
+        "b2": pytest.approx(bm25(2, 2, 4, 4, 2.75), rel=1e-6),
+        "a2": pytest.approx(bm25(1, 2, 4, 3, 2.75), rel=1e-6),
+    }
+    assert reopened.search("fish", 10)[0][0] == "x"
+
+
 def test_writer_sees_its_unsaved_edits_readers_do_not(tmp_path: Path) -> None:
     make(tmp_path)
     writer = LexicalIndex(tmp_path)

@@ -119,3 +119,52 @@ def test_rename_killed_then_rerun_matches_a_fresh_ingest(tmp_path, crash_at):
     state = {**store_state(store), "bm25": bm25_ids(store)}
     assert_consistent(state)
     assert comparable(state) == comparable(fresh_state(docs, tmp_path))
+
+
+def test_two_files_swapping_contents_embed_nothing(tmp_path):
+    """Each file's new content is the other's old one: both copies are read before either
+    file's old chunks are replaced."""
+    docs = tmp_path / "docs"
+    make_corpus(docs, [1, 2])
+    store = tmp_path / "store"
+    make(store).run([docs], "docs")
+    one, two = (docs / "doc1.md").read_text(), (docs / "doc2.md").read_text()
+    (docs / "doc1.md").write_text(two)
+    (docs / "doc2.md").write_text(one)
+    ingestor = make(store)
+    report = ingestor.run([docs], "docs")
+    assert ingestor.embedder.texts == 0
+    assert {Path(f.path).name: Path(f.copied_from).name for f in report.files} == {
+        "doc1.md": "doc2.md",
+        "doc2.md": "doc1.md",
+    }
+    ingestor.manifest.close()
+    state = {**store_state(store), "bm25": bm25_ids(store)}
+    assert_consistent(state)
+    assert comparable(state) == comparable(fresh_state(docs, tmp_path))
+
+
+def test_a_copy_the_store_no_longer_holds_whole_is_embedded_anew(tmp_path):
+    """The manifest names a path whose chunks a damaged store lost one of: the renamed file
+    is read, chunked and embedded after all, and the store ends as a fresh ingest."""
+    docs = tmp_path / "docs"
+    make_corpus(docs, [1, 2])
+    store = tmp_path / "store"
+    first = make(store)
+    first.run([docs], "docs")
+    doc1 = str((docs / "doc1.md").resolve())
+    lost = first.store.ids_where("docs", {"source_file": doc1})[:1]
+    first.store.collection("docs").delete(ids=lost)  # behind ragcli's back
+    first.manifest.close()
+    (docs / "doc1.md").rename(docs / "moved.md")
+
+    ingestor = make(store)
+    report = ingestor.run([docs], "docs")
+    moved = next(f for f in report.files if f.path.endswith("moved.md"))
+    assert moved.status == "new" and moved.copied_from == "" and moved.chunks > 1
+    assert ingestor.embedder.texts == moved.chunks and report.chunks_reused == 0
+    assert [Path(m["to"]).name for m in report.moved] == ["moved.md"] and report.gone == []
+    ingestor.manifest.close()
+    state = {**store_state(store), "bm25": bm25_ids(store)}
+    assert_consistent(state)
+    assert comparable(state) == comparable(fresh_state(docs, tmp_path))

@@ -67,10 +67,12 @@ class FileSource:
                     found.append(path)
         return found
 
-    def prepare(self, path: Path) -> FileOutcome | Item:
+    def prepare(self, path: Path, find_copy: bool = True) -> FileOutcome | Item:
+        """What to do with `path`; with `find_copy`, content stored under another path is
+        taken from there, unread."""
         key = str(resolved(path))
         try:
-            outcome = self._prepare(path, key)
+            outcome = self._prepare(path, key, find_copy)
         except LoadError as exc:
             outcome = FileOutcome(key, "failed", str(exc))
         except PermissionError:
@@ -126,7 +128,7 @@ class FileSource:
             )
         )
 
-    def _prepare(self, path: Path, key: str) -> FileOutcome | Item:
+    def _prepare(self, path: Path, key: str, find_copy: bool) -> FileOutcome | Item:
         if path.is_dir() and not path.is_symlink():
             return FileOutcome(key, "failed", "cannot read this folder (permission denied)")
         collection = self.collection
@@ -146,9 +148,11 @@ class FileSource:
             self.manifest.put(known)
             return FileOutcome(key, "unchanged", chunks=known.chunk_count)
         item = Item(key, sha, stat.st_size, stat.st_mtime_ns, "changed" if known else "new", "", [])
-        copied = self.find_copy(key, sha, file_type) if self.find_copy else None
+        copied = self.find_copy(key, sha, file_type) if self.find_copy and find_copy else None
         if copied is not None:  # renamed, moved or copied: nothing to read or embed
             item.copied, item.file_type, item.pages = copied, file_type, copied.origin.pages
+            # Should the stored chunks prove incomplete when they are read, the file is read.
+            item.reread = lambda: self.prepare(path, find_copy=False)
             return item
         if qna:
             strict = collection == self.qna_collection

@@ -49,9 +49,11 @@ class Item:
     # The same content already stored under another path: its chunks are copied, not
     # chunked and embedded again (`chunks` stays empty).
     copied: StoredCopy | None = None
+    # A copied item read, chunked and embedded after all: its copy was found incomplete.
+    reread: Callable[[], FileOutcome | Item] | None = None
 
     def chunk_count(self) -> int:
-        return len(self.copied.texts) if self.copied else len(self.chunks)
+        return len(self.copied.ids) if self.copied else len(self.chunks)
 
 
 class Source(Protocol[E]):

@@ -26,7 +26,7 @@ from ragcli.ingest.files import FileSource
 from ragcli.ingest.items import FileOutcome, Item, Source
 from ragcli.ingest.prefetch import Batches, prefetch
 from ragcli.ingest.recovery import recover
-from ragcli.ingest.reuse import find_stored_copy
+from ragcli.ingest.reuse import CopiedChunks, find_stored_copy, read_copies
 from ragcli.store import embedding_identity
 from ragcli.store.embedder import Embedder
 from ragcli.store.lexical_sync import LexicalIndexes
@@ -154,9 +154,7 @@ class Ingestor:
         """The files under `paths`, with renamed or copied content found in the store."""
 
         def find_copy(key: str, sha256: str, file_type: str):
-            return find_stored_copy(
-                self.store, self.manifest, collection, key, sha256, file_type, chunk_id
-            )
+            return find_stored_copy(self.manifest, collection, key, sha256, file_type, chunk_id)
 
         return FileSource(
             paths,
@@ -316,9 +314,16 @@ class Ingestor:
     def _store_batch(
         self, pending: list[Item], vectors: Any, collection: str, report: IngestReport
     ) -> int:
-        """Journal, write and record an embedded batch; returns the chunks written."""
+        """Journal, write and record an embedded batch; returns the chunks embedded."""
         if not pending:
             return 0
+        # Copies are read before anything of the batch is written; one found incomplete
+        # is read, chunked and embedded after all (below).
+        copied = [item for item in pending if item.copied]
+        read = list(zip(copied, self._read_copies(copied, collection), strict=True))
+        whole = [(item, chunks) for item, chunks in read if chunks is not None]
+        unread = [item for item, chunks in read if chunks is None]
+        pending = [item for item in pending if all(item is not u for u in unread)]
         # One journal transaction for the whole batch: a commit per file would cost a sync each.
         self.manifest.begin_many(collection, [(item.key, item.sha256) for item in pending])
         crash_point("after_journal")
@@ -332,34 +337,52 @@ class Ingestor:
             chunk_texts += [c.text for c in item.chunks]
             metadatas += item_metadatas
         self._upsert(collection, ids, chunk_texts, vectors, metadatas)
-        self._store_copies([item for item in pending if item.copied], collection, report)
-        for item in pending:
-            crash_point("after_upsert")
-            self._finish_file(item, item.chunk_count(), collection, report)
+        self._store_copies(whole, collection, report)
+        self._finish_files([(item, item.chunk_count()) for item in pending], collection, report)
         self._checkpoint(collection)
-        return len(ids)
+        return len(ids) + sum(self._store_anew(item, collection, report) for item in unread)
 
-    def _store_copies(self, items: list[Item], collection: str, report: IngestReport) -> None:
+    def _read_copies(self, items: list[Item], collection: str) -> list[CopiedChunks | None]:
+        copies = [item.copied for item in items if item.copied is not None]
+        return read_copies(self.store, collection, copies) if copies else []
+
+    def _store_copies(
+        self, items: list[tuple[Item, CopiedChunks]], collection: str, report: IngestReport
+    ) -> None:
         """Renamed, moved or copied files: the stored chunks of their content, under ids
         and metadata of their own path, in one upsert; the embeddings are reused."""
         ids: list[str] = []
+        origins: list[str] = []
         texts: list[str] = []
         vectors: list[Any] = []
         metadatas: list[dict] = []
         now = _now()
-        for item in items:
+        for item, chunks in items:
             assert item.copied is not None
-            total = len(item.copied.texts)
+            total = len(chunks.texts)
             item_ids = [chunk_id(item.key, item.sha256, i) for i in range(total)]
             ids += item_ids
-            texts += item.copied.texts
-            vectors += item.copied.vectors
+            origins += item.copied.ids
+            texts += chunks.texts
+            vectors += chunks.vectors
             metadatas += [
                 {**meta, "chunk_id": new_id, "source_file": item.key, "processed_at": now}
-                for meta, new_id in zip(item.copied.metadatas, item_ids, strict=True)
+                for meta, new_id in zip(chunks.metadatas, item_ids, strict=True)
             ]
             report.chunks_reused += total
-        self._upsert(collection, ids, texts, vectors, metadatas)
+        self._upsert(collection, ids, texts, vectors, metadatas, copied_from=origins)
+
+    def _store_anew(self, item: Item, collection: str, report: IngestReport) -> int:
+        """A copied file whose stored chunks proved incomplete (a damaged store, or a
+        version replaced earlier in this run): read, chunked and embedded after all."""
+        assert item.reread is not None
+        fresh = item.reread()
+        if isinstance(fresh, FileOutcome):
+            report.files.append(fresh)
+            return 0
+        if fresh.stream is not None:
+            return self._store_streamed(fresh, collection, report)
+        return self._store_batch([fresh], self._embed([fresh]), collection, report)
 
     def _drop_moved(
         self, collection: str, report: IngestReport, gone: list[tuple[str, str]]
@@ -372,8 +395,11 @@ class Ingestor:
         Found two ways: the files this run copied from a vanished path, and gone files
         whose content another path holds (a move finished by a run that a kill cut short)."""
         moves = [(f.copied_from, f.path) for f in report.files if f.copied_from]
+        copied_from = {old for old, _ in moves}
         remaining = []
         for key, reason in gone:
+            if key in copied_from:
+                continue
             record = self.manifest.get(collection, key)
             twins = self.manifest.with_sha256(collection, record.sha256) if record else []
             twin = next((t.path for t in twins if t.path != key and Path(t.path).exists()), "")
@@ -420,7 +446,7 @@ class Ingestor:
             return 0
         ids = [chunk_id(item.key, item.sha256, i) for i in range(start)]
         self.store.update_metadata(collection, ids, {"total_chunks": start})
-        self._finish_file(item, start, collection, report)
+        self._finish_files([(item, start)], collection, report)
         self._checkpoint(collection)
         return start
 
@@ -439,11 +465,24 @@ class Ingestor:
         if ids:
             crash_point("after_upsert")
 
-    def _upsert(self, collection: str, ids: list[str], texts: list[str], vectors, metadatas):
-        if ids:
-            self.store.upsert(collection, ids, texts, vectors, metadatas)
-            if self.lexical:
-                self.lexical.upsert(collection, ids, texts)
+    def _upsert(
+        self,
+        collection: str,
+        ids: list[str],
+        texts: list[str],
+        vectors,
+        metadatas,
+        copied_from: list[str] | None = None,
+    ):
+        """Chunks into every index; `copied_from`, the ids of stored chunks with the same
+        texts (a copy), whose BM25 tokens are reused."""
+        if not ids:
+            return
+        self.store.upsert(collection, ids, texts, vectors, metadatas)
+        if self.lexical and copied_from is not None:
+            self.lexical.copy(collection, ids, copied_from, texts)
+        elif self.lexical:
+            self.lexical.upsert(collection, ids, texts)
 
     def _chunk_records(
         self, item: Item, chunks: list[Chunk], start: int, total: int
@@ -473,39 +512,48 @@ class Ingestor:
         ]
         return ids, metadatas
 
-    def _finish_file(self, item: Item, count: int, collection: str, report: IngestReport) -> None:
-        # Whatever this file left behind under other contents (earlier versions, or a run
-        # killed half-way) goes now, so no orphan outlives a successful ingest. A new file
-        # has nothing behind it: a killed run's chunks were journaled and recovered before
-        # this run began, so the lookup (a metadata scan per file) is skipped.
-        stale = []
-        if item.status != "new":
-            stale = self.store.ids_where(
-                collection,
-                {"$and": [{"source_file": item.key}, {"file_sha256": {"$ne": item.sha256}}]},
+    def _finish_files(
+        self, done: list[tuple[Item, int]], collection: str, report: IngestReport
+    ) -> None:
+        """Record files whose chunks (this many) are all written; the manifest rows in one
+        transaction, as the journal's."""
+        now = _now()
+        records = []
+        for item, count in done:
+            crash_point("after_upsert")
+            # Whatever this file left behind under other contents (earlier versions, or a
+            # run killed half-way) goes now, so no orphan outlives a successful ingest. A
+            # new file has nothing behind it: a killed run's chunks were journaled and
+            # recovered before this run began, so the lookup (a metadata scan) is skipped.
+            stale = []
+            if item.status != "new":
+                where = {"$and": [{"source_file": item.key}, {"file_sha256": {"$ne": item.sha256}}]}
+                stale = self.store.ids_where(collection, where)
+            self._delete_chunks(collection, stale)
+            crash_point("after_stale_delete")
+            records.append(
+                FileRecord(
+                    collection,
+                    item.key,
+                    item.sha256,
+                    item.size,
+                    item.mtime_ns,
+                    item.file_type,
+                    count,
+                    item.pages,
+                    now,
+                )
             )
-        self._delete_chunks(collection, stale)
-        crash_point("after_stale_delete")
-        self.manifest.put(
-            FileRecord(
-                collection,
-                item.key,
-                item.sha256,
-                item.size,
-                item.mtime_ns,
-                item.file_type,
-                count,
-                item.pages,
-                _now(),
+            report.chunks_added += count
+            report.chunks_removed += len(stale)
+            report.ocr_pages += item.ocr_pages
+            reason = "; ".join(item.notes)
+            copied_from = item.copied.origin.path if item.copied else ""
+            report.files.append(
+                FileOutcome(item.key, item.status, reason, count, False, copied_from)
             )
-        )
+        self.manifest.put_many(records)
         crash_point("after_manifest")
-        report.chunks_added += count
-        report.chunks_removed += len(stale)
-        report.ocr_pages += item.ocr_pages
-        reason = "; ".join(item.notes)
-        copied_from = item.copied.origin.path if item.copied else ""
-        report.files.append(FileOutcome(item.key, item.status, reason, count, False, copied_from))
 
     def _delete_chunks(self, collection: str, ids: list[str]) -> None:
         """The one place chunks leave the store: every index of chunks deletes them here."""

@@ -88,6 +88,22 @@ class LexicalIndex:
                 tokens[doc_id] = toks
                 self._dirty = self._stale = True
 
+    def copy(self, ids: list[str], sources: list[str], texts: list[str]) -> None:
+        """Add documents with the texts of indexed ones (the chunks of a renamed file): the
+        tokens of `sources` are reused, and only a source not indexed is tokenized."""
+        with self._lock:
+            tokens = self._editable_tokens()
+            unindexed = [i for i, source in enumerate(sources) if source not in tokens]
+            tokenized: dict[int, list[str]] = {}
+            if unindexed:
+                fresh = self._tokenize([texts[i] for i in unindexed])
+                tokenized = dict(zip(unindexed, fresh, strict=True))
+            for i, (doc_id, source) in enumerate(zip(ids, sources, strict=True)):
+                toks = tokenized[i] if i in tokenized else tokens[source]
+                if tokens.get(doc_id) != toks:
+                    tokens[doc_id] = toks
+                    self._dirty = self._stale = True
+
     def delete(self, ids: Iterable[str]) -> None:
         with self._lock:
             self._delete(ids)

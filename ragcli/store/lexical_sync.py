@@ -54,6 +54,9 @@ class LexicalIndexes:
     def upsert(self, collection: str, ids: list[str], texts: list[str]) -> None:
         self.index(collection).upsert(ids, texts)
 
+    def copy(self, collection: str, ids: list[str], sources: list[str], texts: list[str]) -> None:
+        self.index(collection).copy(ids, sources, texts)
+
     def delete(self, collection: str, ids: list[str]) -> None:
         if ids:
             self.index(collection).delete(ids)

@@ -112,6 +112,12 @@ class Manifest:
         with self._lock:
             self._write([record])
 
+    def put_many(self, records: list[FileRecord]) -> None:
+        """Several rows in one transaction (a commit costs a sync)."""
+        if records:
+            with self._lock:
+                self._write(records)
+
     def _write(self, records: list[FileRecord]) -> None:
         with self.db:
             self.db.executemany(

@@ -201,24 +201,26 @@ class VectorStore:
             return []
         return collection.get(where=where, include=[])["ids"]
 
-    def stored(
-        self, name: str, ids: list[str]
-    ) -> tuple[list[str], list[Any], list[dict[str, Any]]] | None:
-        """Texts, embeddings and metadata of exactly these chunks, in order; None when any
-        of them is missing (a copy must be whole or not made)."""
+    def chunks_by_id(self, name: str, ids: list[str]) -> dict[str, tuple[str, Any, dict]]:
+        """Text, embedding and metadata of each of these chunks that is stored, by id."""
         collection = self.collection(name)
         if collection is None or not ids:
-            return None
-        result = collection.get(ids=ids, include=["documents", "embeddings", "metadatas"])
-        if len(result["ids"]) != len(ids):
-            return None
-        order = {chunk_id: i for i, chunk_id in enumerate(result["ids"])}
-        picks = [order[i] for i in ids]
-        return (
-            [result["documents"][i] for i in picks],
-            [result["embeddings"][i] for i in picks],
-            [dict(result["metadatas"][i]) for i in picks],
-        )
+            return {}
+        found: dict[str, tuple[str, Any, dict]] = {}
+        step = max(1, self.client.get_max_batch_size())
+        for start in range(0, len(ids), step):
+            result = collection.get(
+                ids=ids[start : start + step], include=["documents", "embeddings", "metadatas"]
+            )
+            rows = zip(
+                result["ids"],
+                result["documents"],
+                result["embeddings"],
+                result["metadatas"],
+                strict=True,
+            )
+            found.update((i, (text, vector, meta)) for i, text, vector, meta in rows)
+        return found
 
     def query(
         self, name: str, embedding: Any, top_k: int, where: dict[str, Any] | None = None
