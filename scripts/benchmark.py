@@ -655,6 +655,7 @@ def serve_rows(
 
 
 RENAME_CHUNKS = 1000  # the folder renamed: about this many chunks
+RENAMES = 3  # times it is renamed and ingested again
 
 
 CHAT_ROW = "chat turn after the first (standard, extractive)"
@@ -809,40 +810,48 @@ def rename_row(
     env: dict[str, str],
     say,
 ) -> Row:
-    """A folder of ~1,000 chunks ingested, renamed, ingested again: the stored chunks are
-    reused, nothing is embedded. Timed in process (the report's seconds: the write itself)
-    and as process wall (which adds the fixed start-up of a `ragcli ingest`)."""
+    """A folder of ~1,000 chunks ingested, then renamed and ingested again, RENAMES times
+    (the median is shown: one rename takes seconds, and this machine is noisy): the stored
+    chunks are reused, nothing is embedded. Timed in process (the report's seconds: the
+    write itself) and as process wall (which adds the fixed start-up of a `ragcli ingest`)."""
     per_doc = corpus_chunks / max(1, len(docs))
     count = min(len(docs), max(1, round(RENAME_CHUNKS / max(per_doc, 1e-9))))
     root, store = work / "rename", work / "rename-store"
-    write_corpus(docs[:count], root / "papers")
+    write_corpus(docs[:count], root / "papers-0")
     cmd = [*ragcli_command(), "ingest", str(root), "--store", str(store), "--json"]
     say("ragcli ingest, then the folder renamed")
     first_s, out, _ = run_timed(cmd, work, env)
     first = json.loads(out)
-    (root / "papers").rename(root / "papers-renamed")
-    again_s, out, _ = run_timed(cmd, work, env)
-    again = json.loads(out)
-    ratio = again["seconds"] / max(first["seconds"], 1e-9)
-    wall_ratio = again_s / first_s
-    embedded = again["chunks_added"] - again["chunks_reused"]
+    renames = []  # (in-process seconds, process wall seconds, chunks embedded, files moved)
+    for n in range(1, RENAMES + 1):
+        (root / f"papers-{n - 1}").rename(root / f"papers-{n}")
+        again_s, out, _ = run_timed(cmd, work, env)
+        again = json.loads(out)
+        embedded = again["chunks_added"] - again["chunks_reused"]
+        renames.append((again["seconds"], again_s, embedded, len(again["moved"])))
+    seconds = statistics.median(r[0] for r in renames)
+    wall = statistics.median(r[1] for r in renames)
+    embedded = max(r[2] for r in renames)
+    ratio = seconds / max(first["seconds"], 1e-9)
+    wall_ratio = wall / first_s
     return Row(
         "ingest",
         f"rename a folder of {first['chunks_added']} chunks, re-ingest",
-        f"{again['seconds']:.2f} s = {ratio:.1%} of its first ingest ({first['seconds']:.1f} s) "
-        f"in process; process wall {again_s:.2f} s = {wall_ratio:.1%}; "
-        f"{embedded} chunks embedded",
+        f"{seconds:.2f} s = {ratio:.1%} of its first ingest ({first['seconds']:.1f} s) "
+        f"in process; process wall {wall:.2f} s = {wall_ratio:.1%}; "
+        f"{embedded} chunks embedded (median of {RENAMES} renames)",
         "≤ 5 % (in process), 0 embedded",
         ratio <= 0.05 and embedded == 0,
         {
             "chunks": first["chunks_added"],
             "first_seconds": first["seconds"],
-            "seconds": again["seconds"],
+            "seconds": seconds,
+            "seconds_each": [round(r[0], 2) for r in renames],
             "ratio_to_first": round(ratio, 4),
-            "wall_seconds": round(again_s, 2),
+            "wall_seconds": round(wall, 2),
             "wall_ratio_to_first": round(wall_ratio, 4),
             "chunks_embedded": embedded,
-            "files_moved": len(again["moved"]),
+            "files_moved": [r[3] for r in renames],
         },
     )
 

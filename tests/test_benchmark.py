@@ -78,8 +78,9 @@ def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
     # Nothing embedded again; the ratio itself is noise on 20 abstracts (process start).
     assert again["chunks"] == 0 and again["ratio_to_first"] > 0
     renamed = by_name["rename a folder of 20 chunks, re-ingest"].data
-    # Every file found as moved, its chunks reused: none embedded again.
-    assert renamed["chunks_embedded"] == 0 and renamed["files_moved"] == 20
+    # Every file found as moved, its chunks reused, in each of the renames: none embedded.
+    assert renamed["chunks_embedded"] == 0 and renamed["files_moved"] == [20] * benchmark.RENAMES
+    assert len(renamed["seconds_each"]) == benchmark.RENAMES
     assert 0 < renamed["ratio_to_first"] < 1
     stale = by_name["stale-source check, 10 cited files"]
     assert stale.data["files"] == 10 and "with 3 edited" in stale.value
