@@ -194,7 +194,9 @@ def test_weighted_fusion_uses_each_retrievers_real_score_for_the_others_candidat
 
 def test_a_read_that_races_an_ingest_is_tried_again(sample_store, monkeypatch, caplog):
     """Chroma can fail a read that lands between two writes of an ingest in another
-    process; retrieval is read-only, so it tries again and the answer is unaffected."""
+    process; retrieval is read-only, so it tries again, with the store reopened (a client
+    keeps the index it loaded, so the same client would fail again), and the answer is
+    unaffected."""
     from chromadb.errors import InternalError
 
     import ragcli.store.retriever as retriever_module
@@ -207,8 +209,10 @@ def test_a_read_that_races_an_ingest_is_tried_again(sample_store, monkeypatch, c
     expected = [c.chunk_id for c in retriever.search(question, 5)]
     real_query = store._query  # the one Chroma query of dense and hybrid retrieval
     failures = {"left": 2}
+    clients = []  # the Chroma client each attempt read through
 
     def flaky_query(*args, **kwargs):
+        clients.append(store.client)
         if failures["left"]:
             failures["left"] -= 1
             raise InternalError("Error executing plan: Internal error: Error finding id")
@@ -218,6 +222,7 @@ def test_a_read_that_races_an_ingest_is_tried_again(sample_store, monkeypatch, c
     with caplog.at_level(logging.WARNING, logger="ragcli"):
         assert [c.chunk_id for c in retriever.search(question, 5)] == expected
     assert sum("mid-write" in r.getMessage() for r in caplog.records) == 2
+    assert len(clients) == 3 and len({id(c) for c in clients}) == 3
 
     failures["left"] = retriever_module.READ_ATTEMPTS  # a store that stays broken
     with pytest.raises(InternalError):

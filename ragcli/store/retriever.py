@@ -97,6 +97,9 @@ class Retriever:
                     raise
                 log.warning("retrieval read the store mid-write (%s); trying again", exc)
                 time.sleep(READ_RETRY_PAUSE * attempt)
+                # The client keeps the vector index it loaded, so the same read would fail
+                # again: reopened, it sees the store as the writer has left it by now.
+                self.store.refresh(force=True)
         raise AssertionError("unreachable")
 
     def _search(

@@ -33,6 +33,7 @@ class VectorStore:
         self.url = url
         self._signature: tuple[int, int] | None = None
         self._lock = threading.Lock()
+        self._reopening = threading.Lock()  # one reopen at a time (the server's threads)
         self._open()
 
     def _open(self) -> None:
@@ -84,19 +85,24 @@ class VectorStore:
             return None
         return stat.st_mtime_ns, stat.st_size
 
-    def refresh(self) -> bool:
+    def refresh(self, force: bool = False) -> bool:
         """Reopen a local store another process wrote to since it was opened. A Chroma
         client keeps the vector index it loaded: a long-lived reader (the MCP server)
         would otherwise miss what an ingest added, or fail to find what it removed.
-        Searches already running keep the client they started with. True when reopened."""
-        if self.url or self._disk_signature() == self._signature:
+        `force` reopens even when the database file looks untouched (a read that failed
+        mid-write may have loaded index files written before the database). Searches
+        already running keep the client they started with. True when reopened."""
+        if self.url:
             return False
         from chromadb.api.client import SharedSystemClient
 
-        # Chroma shares one client per path in a process; a new one must not be the old.
-        SharedSystemClient.clear_system_cache()
-        self._open()
-        return True
+        with self._reopening:
+            if not force and self._disk_signature() == self._signature:
+                return False
+            # Chroma shares one client per path in a process; a new one must not be the old.
+            SharedSystemClient.clear_system_cache()
+            self._open()
+            return True
 
     def collection(self, name: str, create: bool = False):
         if name not in self._collections:
