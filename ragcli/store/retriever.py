@@ -29,7 +29,7 @@ from ragcli.store.vectors import VectorStore
 
 MODES = ("dense", "bm25", "hybrid")
 READ_ATTEMPTS = 10
-# Seconds, times the attempt number (11 s in all): an ingest batch writes in < 1 s on an
+# Seconds, times the attempt number (9 s in all): an ingest batch writes in < 1 s on an
 # idle machine, and several on a loaded or slow one.
 READ_RETRY_PAUSE = 0.2
 
