@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -172,25 +173,25 @@ class VectorStore:
         collection = self.collection(name, create=True)
         # Chroma rejects None values: absent fields are simply left out.
         clean = [{k: v for k, v in m.items() if v is not None} for m in metadatas]
-        # Chroma bounds the batch size of one call.
-        step = max(1, min(len(ids), self.client.get_max_batch_size()))
-        for start in range(0, len(ids), step):
-            end = start + step
+        for part in self._batches(len(ids)):
             collection.upsert(
-                ids=ids[start:end],
-                documents=texts[start:end],
-                embeddings=embeddings[start:end],
-                metadatas=clean[start:end],
+                ids=ids[part],
+                documents=texts[part],
+                embeddings=embeddings[part],
+                metadatas=clean[part],
             )
+
+    def _batches(self, count: int) -> Iterator[slice]:
+        """Slices of `count` records, each no larger than Chroma takes in one call."""
+        step = max(1, self.client.get_max_batch_size())
+        return (slice(start, start + step) for start in range(0, count, step))
 
     def update_metadata(self, name: str, ids: list[str], values: dict[str, Any]) -> None:
         """Set the same metadata fields on many chunks (Chroma merges them in)."""
         self._forget()
         collection = self.collection(name)
-        step = max(1, self.client.get_max_batch_size())
-        for start in range(0, len(ids), step):
-            part = ids[start : start + step]
-            collection.update(ids=part, metadatas=[dict(values) for _ in part])
+        for part in self._batches(len(ids)):
+            collection.update(ids=ids[part], metadatas=[dict(values) for _ in ids[part]])
 
     def delete(self, name: str, where: dict[str, Any] | None = None, ids: list[str] | None = None):
         collection = self.collection(name)
@@ -213,11 +214,8 @@ class VectorStore:
         if collection is None or not ids:
             return {}
         found: dict[str, tuple[str, Any, dict]] = {}
-        step = max(1, self.client.get_max_batch_size())
-        for start in range(0, len(ids), step):
-            result = collection.get(
-                ids=ids[start : start + step], include=["documents", "embeddings", "metadatas"]
-            )
+        for part in self._batches(len(ids)):
+            result = collection.get(ids=ids[part], include=["documents", "embeddings", "metadatas"])
             rows = zip(
                 result["ids"],
                 result["documents"],
