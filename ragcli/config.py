@@ -29,13 +29,32 @@ class StoreSettings(Section):
 
 
 class EmbeddingSettings(Section):
-    model: str = "all-MiniLM-L6-v2"
+    # local: the model runs in this process (backend onnx or torch); openai: a serving
+    # engine's OpenAI-compatible POST {url}/embeddings (TEI, Infinity, vLLM, Ollama, OpenAI).
+    provider: Literal["local", "openai"] = "local"
+    model: str = "all-MiniLM-L6-v2"  # for openai: the name the server knows the model by
     backend: Literal["onnx", "torch"] = "onnx"
     device: str = "cpu"
     batch_size: int = Field(32, ge=1, le=1024)
     # int8: the same graph with dynamically quantised weights (onnx backend only), faster
     # on a CPU; a collection keeps the precision it was built with.
     precision: Literal["fp32", "int8"] = "fp32"
+    url: str | None = None  # the server's API base, e.g. http://gpu-box:7997/v1
+    api_key: SecretStr | None = None  # from RAGCLI_EMBEDDING_API_KEY; never printed
+    concurrency: int = Field(4, ge=1, le=64)  # requests in flight
+    timeout: float = Field(60.0, gt=0)
+    max_retries: int = Field(5, ge=0, le=20)
+    # The tokenizer that sizes chunks for a served model (a model folder or the bundled
+    # model's name); by default the model's own when it is local, else the bundled one.
+    tokenizer: str | None = None
+
+    @model_validator(mode="after")
+    def _server_named(self) -> EmbeddingSettings:
+        if self.provider == "openai" and not self.url:
+            raise ValueError("provider openai needs embedding.url (the server's API base)")
+        if self.url and not self.url.startswith(("http://", "https://")):
+            raise ValueError("url must start with http:// or https://")
+        return self
 
 
 class ChunkingSettings(Section):
@@ -237,7 +256,10 @@ class Settings(Section):
 
     def redacted(self) -> dict[str, Any]:
         data = self.model_dump(mode="json")
-        for section, key in (("llm", "api_key"), ("web", "api_key"), ("serve", "token")):
+        secrets = (
+            ("llm", "api_key"), ("web", "api_key"), ("embedding", "api_key"), ("serve", "token")
+        )
+        for section, key in secrets:
             if data[section].get(key):
                 data[section][key] = "***"
         return data
@@ -249,6 +271,7 @@ ENV_ALIASES = {
     "OPENAI_API_KEY": "llm.api_key",
     "OPENAI_BASE_URL": "llm.base_url",
     "TAVILY_API_KEY": "web.api_key",
+    "RAGCLI_EMBEDDING_API_KEY": "embedding.api_key",
     "RAGCLI_SERVE_TOKEN": "serve.token",
 }
 

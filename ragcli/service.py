@@ -34,7 +34,12 @@ def trace_store(settings: Settings) -> TraceStore:
 def embedder(settings: Settings, on_export: Callable[[str], None] | None = None):
     from ragcli.store.embedder import make_embedder
 
-    return make_embedder(settings.embedding, on_export=on_export)
+    made = make_embedder(settings.embedding, on_export=on_export)
+    if settings.embedding.provider == "openai":  # a server claiming a model we have: check it
+        from ragcli.store import embedding_probe
+
+        embedding_probe.verify(store_dir(settings), settings.embedding, made)
+    return made
 
 
 def embedder_in_background(settings: Settings, on_export: Callable[[str], None] | None = None):
@@ -67,7 +72,7 @@ def ingestor(
     from ragcli.ingest import loaders
     from ragcli.ingest.chunker import Chunker
     from ragcli.ingest.runner import Ingestor
-    from ragcli.store.embedder import read_max_seq_length, resolve_model_dir
+    from ragcli.store.embedder import read_max_seq_length, tokenizer_dir
     from ragcli.store.lock import StoreLock
     from ragcli.store.manifest import Manifest
     from ragcli.store.tokenizer import TokenCounter
@@ -80,7 +85,7 @@ def ingestor(
             check_languages(settings.ingest.ocr_languages)
         except OcrUnavailable as exc:
             raise ConfigError(f"ingest.ocr_languages: {exc}") from None
-    model_dir = resolve_model_dir(settings.embedding.model)
+    model_dir = tokenizer_dir(settings.embedding)
     # A chunk longer than the model's window would be silently truncated when embedded.
     max_tokens = min(settings.chunking.max_tokens, read_max_seq_length(model_dir))
     chunker = Chunker(TokenCounter(model_dir), max_tokens, settings.chunking.overlap_tokens)
@@ -124,7 +129,9 @@ def retriever(
     from ragcli.store import embedding_identity
     from ragcli.store.retriever import Retriever
 
-    embedding_identity.check(store_dir(settings), collection, emb, store.count(collection) > 0)
+    embedding_identity.check(
+        store, store_dir(settings), collection, emb, store.count(collection) > 0
+    )
     return Retriever(
         store,
         emb,

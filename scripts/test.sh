@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install.sh
+./scripts/install_infinity.sh  # the real embedding engine tests/test_embedding_server.py starts
 .venv/bin/ruff check ragcli tests
 .venv/bin/mypy  # type-checks ragcli/ (settings in pyproject.toml)
 exec .venv/bin/python -m pytest "$@"

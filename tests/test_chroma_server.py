@@ -114,6 +114,26 @@ def test_ingest_ask_prune_and_ownership_through_a_server(chroma_url, tmp_path):
     assert set(remaining) == expected_ids(Path(mine), "team-docs")
 
 
+def test_every_machine_sees_what_built_a_shared_collection(chroma_url, tmp_path):
+    """The embedding identity is in the collection on the server, not in one machine's
+    store directory: a machine that never ingested is refused the other precision."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ferries.md").write_text("# Ferries\nThe night ferry leaves at 22:15.\n")
+    env = {"RAGCLI_STORE__URL": chroma_url, "RAGCLI_STORE__COLLECTION": "int8-docs"}
+    int8 = {**env, "RAGCLI_EMBEDDING__PRECISION": "int8"}
+    built = runner.invoke(app, ["ingest", str(docs), "--store", str(tmp_path / "a")], env=int8)
+    assert built.exit_code == 0, built.output
+    elsewhere = ["--store", str(tmp_path / "b")]
+    refused = runner.invoke(app, ["ask", "When does the night ferry leave?", *elsewhere], env=env)
+    assert refused.exit_code == 2
+    assert "built with int8 embeddings and embedding.precision is fp32" in refused.output
+    asked = runner.invoke(
+        app, ["ask", "When does the night ferry leave?", *elsewhere, "--json"], env=int8
+    )
+    assert asked.exit_code == 0 and "22:15" in json.loads(asked.output)["answer"]
+
+
 def test_a_killed_ingest_against_a_server_is_repaired(chroma_url, tmp_path):
     from tests.test_crash_recovery import make_corpus, write_doc
 

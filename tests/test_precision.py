@@ -64,8 +64,11 @@ def test_a_collection_keeps_its_precision(tmp_path):
     built = ingest_int8()
     assert built.returncode == 0, built.stderr
     chunks = json.loads(built.stdout)["chunks_added"]
-    recorded = json.loads((tmp_path / "store" / "embeddings.json").read_text())
-    assert recorded["docs"]["precision"] == "int8"
+    from ragcli.store.embedding_identity import built_with
+    from ragcli.store.vectors import VectorStore
+
+    recorded = built_with(VectorStore(tmp_path / "store"), tmp_path / "store", "docs")
+    assert recorded is not None and recorded.precision == "int8"
 
     asked = ragcli(
         "ask",
@@ -101,8 +104,37 @@ def test_a_store_from_before_precisions_is_fp32(tmp_path):
 
     store = tmp_path / "store"
     service.ingestor(settings_for(store)).run([SAMPLE / "backups_and_restore.md"], "docs")
-    (store / "embeddings.json").unlink()  # as a store written by an older ragcli
+    _forget_identity(store)  # as a store written by an older ragcli
     settings = settings_for(store, **{"embedding.precision": "int8"})
     with pytest.raises(ConfigError, match="built with fp32 embeddings"):
         service.search(settings, "restore a backup")
     assert service.search(settings_for(store), "restore a backup").results
+
+
+def _forget_identity(store):
+    """Take the collection's recorded identity away, as in a store from before records."""
+    from ragcli.store.embedding_identity import PREFIX
+    from ragcli.store.vectors import VectorStore
+
+    collection = VectorStore(store).collection("docs")
+    kept = {k: v for k, v in (collection.metadata or {}).items() if not k.startswith(PREFIX)}
+    collection.modify(metadata=kept or {"ragcli": "older"})
+
+
+def test_embeddings_json_of_an_older_store_is_read_then_migrated_into_the_collection(tmp_path):
+    from ragcli import service
+    from ragcli.store.embedding_identity import built_with
+    from tests.conftest import settings_for
+
+    store = tmp_path / "store"
+    service.ingestor(settings_for(store)).run([SAMPLE / "backups_and_restore.md"], "docs")
+    _forget_identity(store)
+    (store / "embeddings.json").write_text(
+        json.dumps({"docs": {"model": "all-MiniLM-L6-v2", "precision": "int8"}})
+    )
+    with pytest.raises(ConfigError, match="built with int8 embeddings"):
+        service.search(settings_for(store), "restore a backup")
+    int8 = settings_for(store, **{"embedding.precision": "int8"})
+    service.ingestor(int8).run([SAMPLE / "installation.md"], "docs")
+    recorded = built_with(service.vector_store(int8), tmp_path / "elsewhere", "docs")
+    assert recorded is not None and (recorded.precision, recorded.dimension) == ("int8", 384)

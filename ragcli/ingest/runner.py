@@ -194,9 +194,9 @@ class Ingestor:
             self.claim(collection)
         store_dir = self.manifest.path.parent
         embedding_identity.check(
-            store_dir, collection, self.embedder, self.store.count(collection) > 0
+            self.store, store_dir, collection, self.embedder, self.store.count(collection) > 0
         )
-        embedding_identity.record(store_dir, collection, self.embedder)
+        embedding_identity.record(self.store, store_dir, collection, self.embedder)
         for repair in recover(self.store, self.manifest, collection, self._delete_chunks, chunk_id):
             report.recovered.append(asdict(repair))
             report.chunks_removed += repair.chunks_removed

@@ -105,9 +105,26 @@ class SentenceTransformerEmbedder:
         return vectors.astype(np.float32)
 
 
+def tokenizer_dir(settings: EmbeddingSettings) -> Path:
+    """The folder whose tokenizer sizes chunks: the model's own when it runs here or the
+    server serves a model we also have, else `embedding.tokenizer`, else the bundled one
+    (a served model's window is then taken as the bundled model's, a safe guess for the
+    BERT-sized models engines serve; set embedding.tokenizer to be exact)."""
+    if settings.tokenizer:
+        return resolve_model_dir(settings.tokenizer)
+    if settings.provider == "local":
+        return resolve_model_dir(settings.model)
+    local = Path(settings.model).expanduser()
+    if settings.model in BUNDLED_ALIASES or local.is_dir():
+        return resolve_model_dir(settings.model)
+    return bundled_model_dir()
+
+
 def make_embedder(
     settings: EmbeddingSettings, on_export: Callable[[str], None] | None = None
 ) -> Embedder:
+    if settings.provider == "openai":
+        return _server_embedder(settings)
     if settings.backend == "torch" or settings.device != "cpu":
         if settings.precision != "fp32":
             raise ConfigError(
@@ -127,3 +144,19 @@ def make_embedder(
     if settings.model not in BUNDLED_ALIASES:
         embedder.name = model_dir.name
     return embedder
+
+
+def _server_embedder(settings: EmbeddingSettings) -> Embedder:
+    from ragcli.store.server_embedder import ServerEmbedder, ServerOptions
+
+    assert settings.url is not None  # EmbeddingSettings requires it for provider openai
+    options = ServerOptions(
+        url=settings.url,
+        model=settings.model,
+        api_key=settings.api_key.get_secret_value() if settings.api_key else None,
+        batch_size=settings.batch_size,
+        concurrency=settings.concurrency,
+        timeout=settings.timeout,
+        max_retries=settings.max_retries,
+    )
+    return ServerEmbedder(options, read_max_seq_length(tokenizer_dir(settings)))

@@ -31,6 +31,8 @@ class SentenceVectors:
         self.path = Path(store_dir) / FILE
         self.max_rows = max_rows
         self.prefix = f"{inner.name}|{getattr(inner, 'precision', 'fp32')}|"
+        if getattr(inner, "backend", "onnx") == "openai":  # a server's vectors are its own
+            self.prefix += "openai|"
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
 

@@ -149,9 +149,9 @@ def _count_tokens(ctx: RunContext, chunks: list[RetrievedChunk]) -> None:
     """Web chunks carry word-piece counts like document chunks (the embedder's tokenizer)."""
     if not chunks:
         return
-    from ragcli.store.embedder import resolve_model_dir
+    from ragcli.store.embedder import tokenizer_dir
     from ragcli.store.tokenizer import TokenCounter
 
-    counter = TokenCounter(resolve_model_dir(ctx.settings.embedding.model))
+    counter = TokenCounter(tokenizer_dir(ctx.settings.embedding))
     for chunk, count in zip(chunks, counter.counts([c.content for c in chunks]), strict=True):
         chunk.metadata.token_count = count
