@@ -23,9 +23,16 @@ class Section(BaseModel):
 
 class StoreSettings(Section):
     path: str = ".ragcli"
-    url: str | None = None
+    url: str | None = None  # a Chroma server, http(s)://HOST:PORT; None: the local store
     collection: str = "docs"
     lock_timeout: float = Field(30.0, ge=0)
+    # For a Chroma server behind a proxy that wants a token (from RAGCLI_STORE_TOKEN; never
+    # printed), sent in this header: "Authorization" (as "Bearer TOKEN") or any other
+    # header name such as X-Chroma-Token (the token as it is).
+    token: SecretStr | None = None
+    token_header: str = Field("Authorization", pattern=r"^[A-Za-z0-9-]+$")
+    tenant: str = "default_tenant"
+    database: str = "default_database"
 
 
 class EmbeddingSettings(Section):
@@ -257,7 +264,11 @@ class Settings(Section):
     def redacted(self) -> dict[str, Any]:
         data = self.model_dump(mode="json")
         secrets = (
-            ("llm", "api_key"), ("web", "api_key"), ("embedding", "api_key"), ("serve", "token")
+            ("llm", "api_key"),
+            ("web", "api_key"),
+            ("embedding", "api_key"),
+            ("store", "token"),
+            ("serve", "token"),
         )
         for section, key in secrets:
             if data[section].get(key):
@@ -272,6 +283,7 @@ ENV_ALIASES = {
     "OPENAI_BASE_URL": "llm.base_url",
     "TAVILY_API_KEY": "web.api_key",
     "RAGCLI_EMBEDDING_API_KEY": "embedding.api_key",
+    "RAGCLI_STORE_TOKEN": "store.token",
     "RAGCLI_SERVE_TOKEN": "serve.token",
 }
 

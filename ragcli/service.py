@@ -54,12 +54,12 @@ def embedder_in_background(settings: Settings, on_export: Callable[[str], None] 
 
 
 def vector_store(settings: Settings, must_exist: bool = False):
-    from ragcli.store.vectors import VectorStore
+    from ragcli.store.vectors import ChromaServer, VectorStore
 
     directory = store_dir(settings)
     if must_exist and not settings.store.url and not (directory / "chroma").is_dir():
         raise EmptyStoreError(f"no store at {directory}: run `ragcli ingest PATH` first")
-    return VectorStore(directory, settings.store.url)
+    return VectorStore(directory, ChromaServer.of(settings.store))
 
 
 def ingestor(

@@ -41,9 +41,9 @@ def _chroma_counts(settings: Settings, store_dir: Path) -> tuple[dict[str, int],
     if not settings.store.url and not (store_dir / "chroma").is_dir():
         return {}, None
     try:
-        from ragcli.store.vectors import VectorStore
+        from ragcli.store.vectors import ChromaServer, VectorStore
 
-        store = VectorStore(store_dir, settings.store.url)
+        store = VectorStore(store_dir, ChromaServer.of(settings.store))
         return {name: store.count(name) for name in store.collection_names()}, None
     except Exception as exc:  # an unreachable server or a damaged store: say so, go on
         return {}, str(exc).splitlines()[0] if str(exc) else type(exc).__name__

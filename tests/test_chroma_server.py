@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -161,3 +162,111 @@ def test_an_unreachable_server_is_one_line(tmp_path):
         assert result.exit_code == 1
         assert result.output.strip().startswith("error: store.url http://127.0.0.1:")
         assert "no Chroma server answers there" in result.output
+
+
+class TokenGuard:
+    """A reverse proxy in front of a Chroma server that wants `header: value` on every
+    request, as the proxy that guards a team's server does."""
+
+    def __init__(self, upstream: str, header: str, value: str):
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.refused = 0
+        guard = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _forward(self):
+                if self.headers.get(header) != value:
+                    guard.refused += 1
+                    self.send_response(401)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length) if length else None
+                request = urllib.request.Request(
+                    upstream + self.path, data=body, method=self.command,
+                    headers={"Content-Type": self.headers.get("content-type", "application/json")},
+                )
+                try:
+                    with urllib.request.urlopen(request, timeout=60) as reply:
+                        status, payload = reply.status, reply.read()
+                except urllib.error.HTTPError as error:
+                    status, payload = error.code, error.read()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _forward
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_guarded_server_tenant_and_database(chroma_url, tmp_path):
+    """store.token goes in the header the guarding proxy wants (never printed); tenant and
+    database place the collection; a wrong token or tenant is one line."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    port = int(chroma_url.rsplit(":", 1)[1])
+    admin = chromadb.AdminClient(
+        ChromaSettings(
+            chroma_api_impl="chromadb.api.fastapi.FastAPI",
+            chroma_server_host="127.0.0.1",
+            chroma_server_http_port=port,
+            anonymized_telemetry=False,
+        )
+    )
+    admin.create_tenant("acme")
+    admin.create_database("handbook", tenant="acme")
+    guard = TokenGuard(chroma_url, "X-Chroma-Token", "s3cret-token")
+    try:
+        docs = tmp_path / "docs"
+        docs.mkdir()
+        (docs / "ferries.md").write_text("# Ferries\nThe night ferry leaves at 22:15.\n")
+        env = {
+            "RAGCLI_STORE__URL": guard.url,
+            "RAGCLI_STORE_TOKEN": "s3cret-token",
+            "RAGCLI_STORE__TOKEN_HEADER": "X-Chroma-Token",
+            "RAGCLI_STORE__TENANT": "acme",
+            "RAGCLI_STORE__DATABASE": "handbook",
+        }
+        store = ["--store", str(tmp_path / "a")]
+        built = runner.invoke(app, ["ingest", str(docs), *store], env=env)
+        assert built.exit_code == 0, built.output
+        placed = chromadb.HttpClient(
+            host="127.0.0.1", port=port, tenant="acme", database="handbook"
+        )
+        assert "docs" in [c.name for c in placed.list_collections()]
+        default = chromadb.HttpClient(host="127.0.0.1", port=port)
+        assert "docs" not in [c.name for c in default.list_collections()]
+
+        shown = runner.invoke(app, ["config", *store], env=env)
+        assert "s3cret" not in shown.output
+
+        wrong = runner.invoke(
+            app, ["ask", "When does the night ferry leave?", *store],
+            env={**env, "RAGCLI_STORE_TOKEN": "guess"},
+        )
+        assert wrong.exit_code != 0 and guard.refused > 0
+        assert "refused the credentials" in wrong.output and "guess" not in wrong.output
+        lost = runner.invoke(
+            app, ["ask", "When does the night ferry leave?", *store],
+            env={**env, "RAGCLI_STORE__TENANT": "nobody"},
+        )
+        assert lost.exit_code != 0 and "no tenant 'nobody'" in lost.output, lost.output
+    finally:
+        guard.close()

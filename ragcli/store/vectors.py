@@ -7,10 +7,12 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from ragcli.config import StoreSettings
 from ragcli.errors import ConfigError, RagcliError
 from ragcli.models import ChunkMetadata, RetrievedChunk
 
@@ -28,10 +30,33 @@ def check_collection_name(name: str) -> str:
     return name
 
 
+@dataclass(frozen=True)
+class ChromaServer:
+    """Where a shared store lives: a Chroma server (or Chroma Cloud, which speaks the same
+    API), its tenant and database, and the header a guarding proxy wants."""
+
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+    tenant: str = "default_tenant"
+    database: str = "default_database"
+
+    @classmethod
+    def of(cls, settings: StoreSettings) -> ChromaServer | None:
+        if not settings.url:
+            return None
+        headers = {}
+        if settings.token is not None:
+            token = settings.token.get_secret_value()
+            bearer = settings.token_header.lower() == "authorization"
+            headers[settings.token_header] = f"Bearer {token}" if bearer else token
+        return cls(settings.url, headers, settings.tenant, settings.database)
+
+
 class VectorStore:
-    def __init__(self, store_dir: Path, url: str | None = None):
+    def __init__(self, store_dir: Path, server: ChromaServer | str | None = None):
         self.store_dir = Path(store_dir)
-        self.url = url
+        self.server = ChromaServer(server) if isinstance(server, str) else server
+        self.url = self.server.url if self.server else None
         self._signature: tuple[int, int] | None = None
         self._lock = threading.Lock()
         self._reopening = threading.Lock()  # one reopen at a time (the server's threads)
@@ -41,24 +66,26 @@ class VectorStore:
         import chromadb
         from chromadb.config import Settings as ChromaSettings
 
-        store_dir, url = self.store_dir, self.url
+        store_dir, server = self.store_dir, self.server
         chroma_settings = ChromaSettings(anonymized_telemetry=False)
-        if url:
+        if server:
+            url = server.url
             parsed = urlparse(url)
             if not parsed.hostname:
                 raise ConfigError(f"store.url: {url!r} is not an http://HOST:PORT address")
+            https = parsed.scheme == "https"
             try:
                 self.client = chromadb.HttpClient(
                     host=parsed.hostname,
-                    port=parsed.port or 8000,
-                    ssl=parsed.scheme == "https",
+                    port=parsed.port or (443 if https else 8000),
+                    ssl=https,
+                    headers=server.headers,
                     settings=chroma_settings,
+                    tenant=server.tenant,
+                    database=server.database,
                 )
-            except Exception:  # refused, unresolvable, not a Chroma server ...
-                raise RagcliError(
-                    f"store.url {url}: no Chroma server answers there "
-                    "(start one with `chroma run --path DIR --port PORT`)"
-                ) from None
+            except Exception as exc:  # refused, unresolvable, not Chroma, no such tenant ...
+                raise RagcliError(_server_problem(server, exc)) from None
             self.location = url
         else:
             self.client = chromadb.PersistentClient(
@@ -297,3 +324,27 @@ class VectorStore:
             for i, t, m in zip(result["ids"], result["documents"], result["metadatas"], strict=True)
         }
         return [by_id[i] for i in ids if i in by_id]
+
+
+def _server_problem(server: ChromaServer, exc: Exception) -> str:
+    """One line for a Chroma server that cannot be used, from what the client raised."""
+    chain: list[BaseException] = []
+    link: BaseException | None = exc
+    while link is not None and len(chain) < 10:  # chromadb wraps the HTTP error it met
+        chain.append(link)
+        link = link.__cause__ or link.__context__
+    statuses = {getattr(getattr(e, "response", None), "status_code", None) for e in chain}
+    text = " ".join(" ".join(str(e) for e in chain).split())
+    lowered = text.lower()
+    if statuses & {401, 403} or "unauthori" in lowered or "forbidden" in lowered:
+        hint = "set RAGCLI_STORE_TOKEN (and store.token_header) to what it wants"
+        return f"store.url {server.url}: the server refused the credentials ({hint})"
+    if "tenant" in lowered or "database" in lowered:
+        return (
+            f"store.url {server.url}: no tenant {server.tenant!r} with database "
+            f"{server.database!r} there (store.tenant, store.database)"
+        )
+    return (
+        f"store.url {server.url}: no Chroma server answers there "
+        "(start one with `chroma run --path DIR --port PORT`)"
+    )
