@@ -1,3 +1,4 @@
 from ragcli.cli import main
 
-main()
+if __name__ == "__main__":  # not when a worker process (spawn) imports it
+    main()

@@ -72,6 +72,8 @@ class ChunkingSettings(Section):
 class IngestSettings(Section):
     ocr: Literal["auto", "off", "force"] = "auto"
     ocr_languages: str = Field("eng", pattern=r"^[A-Za-z_]+(\+[A-Za-z_]+)*$")
+    # Processes that read, parse and OCR files (ingest/parse_pool.py); None: the cores.
+    workers: int | None = Field(None, ge=1, le=64)
 
 
 class RetrievalSettings(Section):

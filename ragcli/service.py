@@ -71,6 +71,7 @@ def ingestor(
     """The ingest writer; `emb` and `vectors` when the caller has them loaded already."""
     from ragcli.ingest import loaders
     from ragcli.ingest.chunker import Chunker
+    from ragcli.ingest.parse_pool import default_workers
     from ragcli.ingest.runner import Ingestor
     from ragcli.store.embedder import read_max_seq_length, tokenizer_dir
     from ragcli.store.lock import StoreLock
@@ -107,6 +108,7 @@ def ingestor(
         lock=StoreLock(store_dir(settings), settings.store.lock_timeout),
         claim=claim,
         lexical=lexical_indexes(settings),
+        workers=settings.ingest.workers or default_workers(),
     )
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from ragcli.ingest.chunker import Chunk, Chunker
 from ragcli.ingest.items import FileOutcome, Item
-from ragcli.ingest.loaders import LoadError, file_type_of, iter_sections, load
+from ragcli.ingest.loaders import LoadError, file_type_of, iter_sections
+from ragcli.ingest.parse_pool import Parsed, ParsePool, parse
 from ragcli.ingest.qna import NotQnaFile, qna_chunks, qna_format
 from ragcli.ingest.reuse import StoredCopy
 from ragcli.ingest.textstream import scan_text
@@ -46,6 +47,7 @@ class FileSource:
         qna_collection: str | None,
         stream_bytes: int,
         find_copy: Callable[[str, str, str], StoredCopy | None] | None = None,
+        parser: ParsePool | None = None,
     ):
         self.paths = paths
         self.collection = collection
@@ -55,6 +57,7 @@ class FileSource:
         self.stream_bytes = stream_bytes  # text above this size is streamed, not read whole
         # (key, sha256, file type) -> the same content stored under another path, if any
         self.find_copy = find_copy
+        self.parser = parser  # parses in worker processes; None: in the calling thread
 
     def entries(self) -> list[Path]:
         seen: set[Path] = set()
@@ -69,22 +72,44 @@ class FileSource:
 
     def prepare(self, path: Path, find_copy: bool = True) -> FileOutcome | Item:
         """What to do with `path`; with `find_copy`, content stored under another path is
-        taken from there, unread."""
+        taken from there, unread. A file to parse comes back still parsing (in the pool):
+        `finish` waits for it."""
         key = str(resolved(path))
         try:
             outcome = self._prepare(path, key, find_copy)
-        except LoadError as exc:
-            outcome = FileOutcome(key, "failed", str(exc))
-        except PermissionError:
-            outcome = FileOutcome(key, "failed", "permission denied")
-        except OSError as exc:
-            # A broken or looping symlink is named by the link, not by where it points.
-            shown = str(path.absolute()) if path.is_symlink() else key
-            outcome = FileOutcome(shown, "failed", exc.strerror or str(exc))
+        except (LoadError, OSError) as exc:
+            outcome = _failure(path, key, exc)
+        if isinstance(outcome, Item) and outcome.parsing is not None:
+            return outcome
+        return self._settled(path, outcome)
+
+    def finish(self, outcome: FileOutcome | Item) -> FileOutcome | Item:
+        """`outcome` with its parse done: an Item with its chunks, or the file's failure."""
+        if not isinstance(outcome, Item) or outcome.parsing is None:
+            return outcome
+        path, result = outcome.parsing
+        outcome.parsing = None
+        try:
+            parsed = result()
+        except (LoadError, OSError) as exc:
+            return self._settled(path, _failure(path, outcome.key, exc))
+        outcome.file_type, outcome.pages, outcome.chunks = (
+            parsed.file_type,
+            parsed.pages,
+            parsed.chunks,
+        )
+        outcome.ocr_pages, outcome.notes = parsed.ocr_pages, parsed.notes
+        return self._settled(path, outcome)
+
+    def close(self, stopping: bool = False) -> None:
+        if self.parser is not None:
+            self.parser.close(stopping)
+
+    def _settled(self, path: Path, outcome: FileOutcome | Item) -> FileOutcome | Item:
         if isinstance(outcome, FileOutcome) and outcome.status in ("skipped", "failed"):
             self._recall(path, outcome)
         elif isinstance(outcome, Item):
-            self.manifest.forget_problem(self.collection, key)
+            self.manifest.forget_problem(self.collection, outcome.key)
         return outcome
 
     def _recall(self, path: Path, outcome: FileOutcome) -> None:
@@ -152,7 +177,7 @@ class FileSource:
         if copied is not None:  # renamed, moved or copied: nothing to read or embed
             item.copied, item.file_type, item.pages = copied, file_type, copied.origin.pages
             # Should the stored chunks prove incomplete when they are read, the file is read.
-            item.reread = lambda: self.prepare(path, find_copy=False)
+            item.reread = lambda: self.finish(self.prepare(path, find_copy=False))
             return item
         if qna:
             strict = collection == self.qna_collection
@@ -171,10 +196,10 @@ class FileSource:
 
             item.stream = stream
             return item
-        loaded = load(path)
-        item.file_type, item.pages, item.notes = loaded.file_type, loaded.pages, loaded.notes
-        item.ocr_pages = loaded.ocr_pages
-        item.chunks = self.chunker.chunk(loaded.sections)
+        if self.parser is not None:
+            item.parsing = (path, self.parser.submit(path))
+            return item
+        item.parsing = (path, _done(parse(path, self.chunker)))
         return item
 
     def gone(self) -> list[tuple[str, str]]:
@@ -185,6 +210,21 @@ class FileSource:
             for record in self.manifest.files(self.collection)
             if any(_under(record.path, r) for r in roots) and not Path(record.path).exists()
         ]
+
+
+def _failure(path: Path, key: str, exc: Exception) -> FileOutcome:
+    if isinstance(exc, LoadError):
+        return FileOutcome(key, "failed", str(exc))
+    if isinstance(exc, PermissionError):
+        return FileOutcome(key, "failed", "permission denied")
+    assert isinstance(exc, OSError)
+    # A broken or looping symlink is named by the link, not by where it points.
+    shown = str(path.absolute()) if path.is_symlink() else key
+    return FileOutcome(shown, "failed", exc.strerror or str(exc))
+
+
+def _done(parsed: Parsed) -> Callable[[], Parsed]:
+    return lambda: parsed
 
 
 def _under(path: str, root: str) -> bool:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 from ragcli.ingest.chunker import Chunk
 from ragcli.ingest.reuse import StoredCopy
@@ -51,6 +52,9 @@ class Item:
     copied: StoredCopy | None = None
     # A copied item read, chunked and embedded after all: its copy was found incomplete.
     reread: Callable[[], FileOutcome | Item] | None = None
+    # Being parsed (the file, and what waits for its chunks): the source's `finish` fills
+    # `chunks` from it before the item is written.
+    parsing: tuple[Path, Callable[[], Any]] | None = None
 
     def chunk_count(self) -> int:
         return len(self.copied.ids) if self.copied else len(self.chunks)

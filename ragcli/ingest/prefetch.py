@@ -32,11 +32,16 @@ class _Failure:
 
 
 def prefetch(
-    items: Iterable[T], work: Callable[[T], R], ahead: int = 32
+    items: Iterable[T],
+    work: Callable[[T], R],
+    ahead: int = 32,
+    finish: Callable[[R], R] | None = None,
 ) -> Generator[R, None, None]:
     """`work(item)` for each item, in order, computed up to `ahead` items before the consumer
-    asks for them. An exception in `work` is raised in the consumer, at that item; when the
-    consumer stops early (an error, a break), the worker stops too."""
+    asks for them, then `finish` (on the consumer's thread: waiting there for what `work`
+    started elsewhere lets up to `ahead` items be worked on at once). An exception in `work`
+    is raised in the consumer, at that item; when the consumer stops early (an error, a
+    break), the worker stops too."""
     results: queue.Queue = queue.Queue(maxsize=max(1, ahead))
     stop = threading.Event()
 
@@ -69,7 +74,7 @@ def prefetch(
                 return
             if isinstance(value, _Failure):
                 raise value.error
-            yield value
+            yield finish(value) if finish else value
     finally:
         stop.set()
         # A worker inside one long call (an OCR page) is left to finish it alone: it writes

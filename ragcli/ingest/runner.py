@@ -18,12 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from ragcli.errors import RagcliError
+from ragcli.ingest import loaders
 from ragcli.ingest.activity import Activity
 from ragcli.ingest.cancel import IngestInterrupted, StopFlag, StopRequested
 from ragcli.ingest.chunker import Chunk, Chunker
 from ragcli.ingest.crashpoints import crash_point
 from ragcli.ingest.files import FileSource
 from ragcli.ingest.items import FileOutcome, Item, Source
+from ragcli.ingest.parse_pool import ParsePool
 from ragcli.ingest.prefetch import Batches, prefetch
 from ragcli.ingest.recovery import recover
 from ragcli.ingest.reuse import CopiedChunks, find_stored_copy, read_copies
@@ -121,6 +123,7 @@ class Ingestor:
         lock: StoreLock | None = None,
         claim: Callable[[str], None] | None = None,
         lexical: LexicalIndexes | None = None,
+        workers: int = 1,
     ):
         self.store = store
         self.manifest = manifest
@@ -130,6 +133,8 @@ class Ingestor:
         self.lock = lock
         self.claim = claim  # a shared server: checks this store may ingest the collection
         self.lexical = lexical  # the BM25 indexes, mirrored chunk for chunk
+        self.workers = workers  # processes that parse files (parse_pool.py); 1: none
+        self._dimension_recorded: set[str] = set()  # collections whose record has it
         # Set by Ctrl-C or SIGTERM (cancel.py): the run stops after the write in progress.
         self.stop = StopFlag()
         self.activity = Activity(embedder)  # what a progress display shows
@@ -156,6 +161,9 @@ class Ingestor:
         def find_copy(key: str, sha256: str, file_type: str):
             return find_stored_copy(self.manifest, collection, key, sha256, file_type, chunk_id)
 
+        parser = None
+        if self.workers > 1:
+            parser = ParsePool(self.chunker, loaders.current_options(), self.workers)
         return FileSource(
             paths,
             collection,
@@ -164,6 +172,7 @@ class Ingestor:
             self.qna_collection,
             STREAM_BYTES,
             find_copy,
+            parser,
         )
 
     def write(
@@ -204,9 +213,11 @@ class Ingestor:
             self.lexical.reconcile(collection, self.store, save=False)
         entries = source.entries()
         self.activity.begin(entries)
-        prepared = prefetch(entries, source.prepare)
+        prepared = prefetch(entries, source.prepare, finish=getattr(source, "finish", None))
+        stopping = True  # till the entries are all written: an error ends the parsers too
         try:
             embedded = self._write_entries(prepared, len(entries), collection, report, progress)
+            stopping = False
         except StopRequested:
             report.seconds = time.perf_counter() - started
             # Entries with no outcome were not stored (read ahead, or embedding): left.
@@ -214,6 +225,9 @@ class Ingestor:
             raise IngestInterrupted(report, report.files_left) from None
         finally:
             prepared.close()  # the reading thread stops too
+            close = getattr(source, "close", None)
+            if close is not None:
+                close(stopping)  # the parsing processes
         if progress:
             progress(len(entries), len(entries), embedded)
         gone = self._drop_moved(collection, report, source.gone())
@@ -479,6 +493,9 @@ class Ingestor:
         if not ids:
             return
         self.store.upsert(collection, ids, texts, vectors, metadatas)
+        if collection not in self._dimension_recorded:
+            embedding_identity.record_dimension(self.store, collection, len(vectors[0]))
+            self._dimension_recorded.add(collection)
         if self.lexical and copied_from is not None:
             self.lexical.copy(collection, ids, copied_from, texts)
         elif self.lexical:

@@ -72,6 +72,12 @@ class TouchedFiles:
     def prepare(self, entry: Path) -> FileOutcome | Item:
         return self.files.prepare(entry)
 
+    def finish(self, outcome: FileOutcome | Item) -> FileOutcome | Item:
+        return self.files.finish(outcome)
+
+    def close(self, stopping: bool = False) -> None:
+        self.files.close(stopping)
+
     def gone(self) -> list[tuple[str, str]]:
         if not self.gone_paths:
             return []

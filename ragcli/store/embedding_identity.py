@@ -15,7 +15,7 @@ collection at its next ingest."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,17 +61,15 @@ class Identity:
         return f"{where} {self.model} ({self.precision}{size})"
 
 
-def identity(embedder: Any, with_dimension: bool = False) -> Identity:
-    """The identity of `embedder`; its dimension is measured (one short text embedded) only
-    when asked for, since it costs a model call."""
-    dimension = getattr(embedder, "dimension", None) if with_dimension else None
-    if with_dimension and not isinstance(dimension, int):
-        dimension = int(embedder.embed(["dimension"]).shape[1])
+def identity(embedder: Any) -> Identity:
+    """The identity of `embedder`; its dimension when it has shown it (a server embedder
+    knows it from its first answer)."""
+    dimension = getattr(embedder, "dimension", None)
     return Identity(
         provider="openai" if getattr(embedder, "backend", "") == "openai" else "local",
         model=BUNDLED_NAMES.get(embedder.name, embedder.name),
         precision=getattr(embedder, "precision", "fp32"),
-        dimension=dimension,
+        dimension=dimension if isinstance(dimension, int) else None,
     )
 
 
@@ -110,8 +108,9 @@ def check(store: Any, store_dir: Path, collection: str, embedder: Any, has_chunk
             f"and embedding.precision to {built.provider}, {built.model} and "
             f"{built.precision}, or switch by re-ingesting: {_switch}"
         )
-    if built.dimension is not None:
-        dimension = identity(embedder, with_dimension=True).dimension
+    # Compared when the embedder has shown its size (no model call for this alone).
+    if built.dimension is not None and now.dimension is not None:
+        dimension = now.dimension
         if dimension != built.dimension:
             raise ConfigError(
                 f"collection {collection!r} holds {built.dimension}-dimensional vectors and "
@@ -136,17 +135,31 @@ def _precision_message(collection: str, built: str, wanted: str) -> str:
 
 def record(store: Any, store_dir: Path, collection: str, embedder: Any) -> None:
     """Record the embedder that writes `collection` in its Chroma metadata (done before
-    its first write; a record already there is kept, as `check` has passed it)."""
+    its first write; a record already there is kept, as `check` has passed it). The
+    dimension is added by `record_dimension` once the first vectors are at hand."""
     target = store.collection(collection, create=True)
     metadata = dict(target.metadata or {})
     built = Identity.from_metadata(metadata)
     now = identity(embedder)
-    if built and built.dimension and (built.model, built.precision) == (now.model, now.precision):
+    if built and (built.model, built.precision) == (now.model, now.precision):
         return
-    now = identity(embedder, with_dimension=True)
+    _write(target, metadata, now)
+
+
+def record_dimension(store: Any, collection: str, dimension: int) -> None:
+    """Complete the record with the size of the vectors written (once per collection)."""
+    target = store.collection(collection)
+    metadata = dict(target.metadata or {}) if target is not None else {}
+    built = Identity.from_metadata(metadata)
+    if target is None or built is None or built.dimension == dimension:
+        return
+    _write(target, metadata, replace(built, dimension=dimension))
+
+
+def _write(target: Any, metadata: dict[str, Any], built: Identity) -> None:
     # Chroma refuses a metadata that names the distance (hnsw:*) again; it keeps it anyway.
     kept = {k: v for k, v in metadata.items() if not k.startswith(("hnsw:", PREFIX))}
-    target.modify(metadata={**kept, **now.to_metadata()})
+    target.modify(metadata={**kept, **built.to_metadata()})
 
 
 def _legacy(store_dir: Path) -> dict[str, Any]:

@@ -31,6 +31,7 @@ __all__ = [
     "LoadedFile",
     "Section",
     "configure",
+    "current_options",
     "file_type_of",
     "iter_markdown_sections",
     "iter_sections",
@@ -96,6 +97,11 @@ _options = LoadOptions()
 def configure(options: LoadOptions) -> None:
     global _options
     _options = options
+
+
+def current_options() -> LoadOptions:
+    """What `configure` set, for worker processes that parse (ingest/parse_pool.py)."""
+    return _options
 
 
 def file_type_of(path: Path) -> str | None:
