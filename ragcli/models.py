@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,6 +17,13 @@ class Record(BaseModel):
     a script (or a test) that relies on a misspelt or vanished field finds out."""
 
     model_config = ConfigDict(json_schema_extra={"additionalProperties": False})
+
+    @classmethod
+    def dumped_schema(cls) -> dict[str, Any]:
+        """The JSON Schema of what model_dump() returns (computed fields in, excluded
+        fields out): what `ask --json` prints and an MCP client receives. Pydantic's
+        default, the validation mode, describes what the model accepts instead."""
+        return cls.model_json_schema(mode="serialization")
 
 
 class ChunkMetadata(BaseModel):
