@@ -44,6 +44,10 @@ def test_a_row_is_named_by_a_distinctive_cell_in_full():
     assert named_rows("Compare the Osprey chair and the Pallas table", rows) == {2, 3}
     assert named_rows("Which lamps do you sell?", rows) == {0, 1}
     assert named_rows("What does a sofa cost?", rows) == set()
+    # Every word of a cell: "desk" does not name the "IT desk" (a stopword is a word too).
+    owners = ["Task: Order a key; Owner: IT desk", "Task: Book a room; Owner: Facilities"]
+    assert named_rows("What is the phone number of the support desk?", owners) == set()
+    assert named_rows("What does the IT desk do?", owners) == {0}
 
 
 def test_sheet_sections_keep_each_lines_row_number():

@@ -308,6 +308,10 @@ class ExtractiveBackend:
         eligible = [
             s for s in scored if max(s.features[FEATURES.index(f)] for f in BEARING) >= floor
         ]
+        if any(s.named for s in scored):
+            # The rows the question does not name share their column names with the ones
+            # it does, not its subject: they are left out.
+            eligible = [s for s in eligible if s.named or s.candidate.kind != "row"]
         bears = max(s.relevance for s in scored) >= floor or any(s.named for s in scored)
         if not eligible or not bears:
             return NO_ANSWER

@@ -6,7 +6,8 @@ question about two rows shares half of itself with each. What ties them is that 
 question names a cell of the row, the thing the row is about, as a heading names what
 its section is about. A row is named when:
 
-- the question holds every content term of one of its cells ("Brontide lamp", "349");
+- the question holds every word of one of its cells ("Brontide lamp", "349"; a cell
+  of stopwords alone names nothing, and "IT desk" is not named by "desk");
 - that value is distinctive: at most half of the rows hold it (a currency column's "EUR"
   names none of them; with a single row, its values do);
 - no other named row names more of the question: a row whose named terms are a strict
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ragcli.llm.text import terms
+from ragcli.llm.text import stems, terms
 
 # The fields of a loader's row (`name: value; name: value`) or the cells of a Markdown row.
 FIELD_SEPARATOR = "; "
@@ -37,10 +38,10 @@ def cell_values(row: str) -> list[str]:
 
 def named_rows(question: str, rows: list[str]) -> set[int]:
     """The indexes of the rows in `rows` that `question` names (see the module's doc)."""
-    asked = set(terms(question))
+    asked = set(stems(question))
     if not asked or not rows:
         return set()
-    cells = [{frozenset(terms(v)) for v in cell_values(row)} - {frozenset()} for row in rows]
+    cells = [{frozenset(stems(v)) for v in cell_values(row) if terms(v)} for row in rows]
     holding = Counter(value for row_cells in cells for value in row_cells)
     limit = max(1, len(rows) // 2)
     named: dict[int, frozenset[str]] = {}
