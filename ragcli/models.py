@@ -44,6 +44,9 @@ class ChunkMetadata(BaseModel):
     # "Sheet1, rows 20–45", "cell 7", "lines 12–40". Absent from the JSON when unknown
     # (chunks stored before locators, Markdown that has only its heading).
     locator: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    # A table's chunk (a sheet, a CSV): the row number of each of its lines, "20-24,26-45";
+    # an answer quoting some of them is cited by those rows (pipeline/row_citations.py).
+    rows: str | None = Field(default=None, exclude_if=lambda v: v is None)
     # A web result's page title; absent from document chunks' JSON.
     title: str | None = Field(default=None, exclude_if=lambda v: v is None)
     file_sha256: str | None = None
