@@ -95,6 +95,118 @@ def test_a_signal_stops_the_ingest_and_keeps_what_was_written(tmp_path, sig):
     assert stored_files(store) == FILES
 
 
+# Long Markdown as a new user has it: each file a dozen chunks or so, the whole corpus less
+# than one write batch (1,024 chunks), so nothing is written before the stop.
+LONG_FILES = 20
+WORDS = (
+    "replica snapshot latency ledger audit billing region quota invoice refund schedule "
+    "mirror archive cluster token policy backup restore export import node zone sync "
+    "throughput partition shard compaction checksum manifest journal rollback cursor"
+).split()
+
+
+def long_markdown(folder: Path, count: int) -> None:
+    import random
+
+    folder.mkdir()
+    for number in range(count):
+        rng = random.Random(number)
+        sections = [
+            f"## Guide {number}, part {part}\n\n"
+            + " ".join(rng.choice(WORDS) for _ in range(300))
+            + "."
+            for part in range(5)
+        ]
+        (folder / f"guide-{number:02d}.md").write_text(
+            f"# Guide {number}\n\n" + "\n\n".join(sections) + "\n", encoding="utf-8"
+        )
+
+
+def counting_ingestor(store: Path):
+    """An ingestor of the real embedder, and the list of the texts it embeds."""
+    from ragcli import service
+    from tests.conftest import settings_for
+
+    ingestor = service.ingestor(settings_for(store))
+    embedded: list[str] = []
+    real_embed = ingestor.embedder.embed
+
+    def counting(texts: list[str]):
+        embedded.extend(texts)
+        return real_embed(texts)
+
+    ingestor.embedder.embed = counting  # type: ignore[method-assign]
+    return ingestor, embedded
+
+
+def test_ctrl_c_before_the_first_write_keeps_the_files_embedded(tmp_path):
+    """Issue 29: Ctrl-C some chunks into the first batch stored nothing and the next run
+    embedded everything again. Now the files embedded by then are stored, and the next
+    run embeds exactly the chunks of the other files."""
+    import threading
+
+    docs, store = tmp_path / "docs", tmp_path / "store"
+    long_markdown(docs, LONG_FILES)
+    # A plain progress line (stderr is a pipe) every 0.2 s: the chunks embedded so far.
+    prelude = "import ragcli.cli as cli\ncli.PROGRESS_LINE_SECONDS = 0.2"
+    code = (
+        f"{prelude}\nimport sys\nfrom ragcli.cli import main\nsys.argv = ['ragcli', 'ingest', "
+        f"{str(docs)!r}, '--store', {str(store)!r}, '--json']\nmain()"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=cli_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(process.stderr), daemon=True)
+    reader.start()  # type: ignore[arg-type]
+
+    def chunks_embedded() -> int:
+        progress = [line for line in list(lines) if line.startswith("ingest: ")]
+        return int(progress[-1].split(" · ")[1].split()[0].replace(",", "")) if progress else 0
+
+    deadline = time.monotonic() + 240
+    # Past the first window of files (32 chunks and the rest of a file), well short of all.
+    while chunks_embedded() < 80:
+        assert process.poll() is None, "".join(lines)
+        assert time.monotonic() < deadline, "80 chunks not embedded in 240 s"
+        time.sleep(0.05)
+    assert stored_files(store) == 0  # the batch is not written yet
+    process.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    stdout = process.stdout.read()  # type: ignore[union-attr]
+    process.wait(timeout=60)
+    took = time.monotonic() - sent
+    reader.join(timeout=5)
+    stderr = "".join(lines)
+    assert process.returncode == 130, stderr
+    report = json.loads(stdout)
+    kept, left = report["files_new"], report["files_left"]
+    assert f"interrupted: {kept} files stored, {left} left" in stderr
+    assert kept > 0 and kept + left == LONG_FILES
+    assert stored_files(store) == kept
+    assert took < 3.0, f"took {took:.1f} s to stop"  # ~1 s and one write; slack for load
+    print(f"stopped in {took:.2f} s: {kept} files ({report['chunks_added']} chunks) kept")
+
+    ingestor, embedded = counting_ingestor(store)
+    again = ingestor.run([docs], "docs")
+    assert (again.count("new"), again.count("unchanged")) == (left, kept)
+    written = ingestor.store.collection("docs").get(include=["documents", "metadatas"])
+    kept_paths = {f["path"] for f in report["files"]}
+    not_kept = [
+        text
+        for text, meta in zip(written["documents"], written["metadatas"], strict=True)
+        if meta["source_file"] not in kept_paths
+    ]
+    # Every text is unique (the headings name their guide), so none is embedded once for two.
+    assert len(embedded) == len(written["documents"]) - report["chunks_added"]
+    assert sorted(embedded) == sorted(not_kept)
+
+
 def test_identical_chunk_texts_are_embedded_once_per_batch(tmp_path):
     from ragcli import service
     from tests.conftest import settings_for
