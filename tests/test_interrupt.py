@@ -1,6 +1,6 @@
 """Ctrl-C (SIGINT) and SIGTERM stop a real ingest within a moment, after the write in
-progress: what was written stays written, the rest is said, the exit code is 130, and the
-next run stores the rest."""
+progress and a write of the files already embedded: what was written stays written, the
+rest is said, the exit code is 130, and the next run stores (and embeds) only the rest."""
 
 from __future__ import annotations
 
@@ -139,14 +139,12 @@ def counting_ingestor(store: Path):
     return ingestor, embedded
 
 
-def test_ctrl_c_before_the_first_write_keeps_the_files_embedded(tmp_path):
-    """Issue 29: Ctrl-C some chunks into the first batch stored nothing and the next run
-    embedded everything again. Now the files embedded by then are stored, and the next
-    run embeds exactly the chunks of the other files."""
+def ctrl_c_after(chunks: int, docs: Path, store: Path, **env: str):
+    """A real `ragcli ingest --json` sent SIGINT once it has embedded `chunks` chunks,
+    before anything was written; returns the process, its stdout and stderr, and the
+    seconds from the signal to the exit."""
     import threading
 
-    docs, store = tmp_path / "docs", tmp_path / "store"
-    long_markdown(docs, LONG_FILES)
     # A plain progress line (stderr is a pipe) every 0.2 s: the chunks embedded so far.
     prelude = "import ragcli.cli as cli\ncli.PROGRESS_LINE_SECONDS = 0.2"
     code = (
@@ -155,8 +153,8 @@ def test_ctrl_c_before_the_first_write_keeps_the_files_embedded(tmp_path):
     )
     process = subprocess.Popen(
         [sys.executable, "-c", code],
-        cwd=tmp_path,
-        env=cli_env(),
+        cwd=docs.parent,
+        env=cli_env(**env),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -170,10 +168,9 @@ def test_ctrl_c_before_the_first_write_keeps_the_files_embedded(tmp_path):
         return int(progress[-1].split(" · ")[1].split()[0].replace(",", "")) if progress else 0
 
     deadline = time.monotonic() + 240
-    # Past the first window of files (32 chunks and the rest of a file), well short of all.
-    while chunks_embedded() < 80:
+    while chunks_embedded() < chunks:
         assert process.poll() is None, "".join(lines)
-        assert time.monotonic() < deadline, "80 chunks not embedded in 240 s"
+        assert time.monotonic() < deadline, f"{chunks} chunks not embedded in 240 s"
         time.sleep(0.05)
     assert stored_files(store) == 0  # the batch is not written yet
     process.send_signal(signal.SIGINT)
@@ -182,7 +179,17 @@ def test_ctrl_c_before_the_first_write_keeps_the_files_embedded(tmp_path):
     process.wait(timeout=60)
     took = time.monotonic() - sent
     reader.join(timeout=5)
-    stderr = "".join(lines)
+    return process, stdout, "".join(lines), took
+
+
+def test_ctrl_c_before_the_first_write_keeps_the_files_embedded(tmp_path):
+    """Issue 29: Ctrl-C some chunks into the first batch stored nothing and the next run
+    embedded everything again. Now the files embedded by then are stored, and the next
+    run embeds exactly the chunks of the other files."""
+    docs, store = tmp_path / "docs", tmp_path / "store"
+    long_markdown(docs, LONG_FILES)
+    # Past the first window of files (32 chunks and the rest of a file), well short of all.
+    process, stdout, stderr, took = ctrl_c_after(80, docs, store)
     assert process.returncode == 130, stderr
     report = json.loads(stdout)
     kept, left = report["files_new"], report["files_left"]
@@ -239,3 +246,24 @@ def test_identical_chunk_texts_are_embedded_once_per_batch(tmp_path):
     assert len(licence_vectors) == 4 and all(
         (v == licence_vectors[0]).all() for v in licence_vectors
     )
+
+
+def test_a_kill_during_the_write_at_ctrl_c_is_repaired(tmp_path):
+    """The files written at Ctrl-C go through the journal like any batch: killed in the
+    middle of that write, the next run repairs the store and finishes it."""
+    from tests.storecheck import assert_consistent, ragcli, store_state
+
+    docs, store = tmp_path / "docs", tmp_path / "store"
+    long_markdown(docs, LONG_FILES)
+    # The write at Ctrl-C is the run's first: killed once its chunks are in Chroma.
+    process, _, stderr, _ = ctrl_c_after(80, docs, store, RAGCLI_CRASH_AT="after_upsert:1")
+    assert process.returncode == -signal.SIGKILL, stderr
+    half = store_state(store)
+    assert half["count"] > 0 and half["manifest"] == [] and half["journal"]
+    rerun = ragcli("ingest", str(docs), "--store", str(store), "--json", cwd=tmp_path)
+    assert rerun.returncode == 0, rerun.stderr
+    report = json.loads(rerun.stdout)
+    assert len(report["recovered"]) == len(half["journal"])
+    state = store_state(store)
+    assert_consistent(state)
+    assert len(state["manifest"]) == LONG_FILES

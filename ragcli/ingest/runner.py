@@ -131,7 +131,8 @@ class Ingestor:
         self.lock = lock
         self.claim = claim  # a shared server: checks this store may ingest the collection
         self.lexical = lexical  # the BM25 indexes, mirrored chunk for chunk
-        # Set by Ctrl-C or SIGTERM (cancel.py): the run stops after the write in progress.
+        # Set by Ctrl-C or SIGTERM (cancel.py): the run stops after the write in progress
+        # and a write of the files already embedded.
         self.stop = StopFlag()
         self.activity = Activity(embedder)  # what a progress display shows
         self.pace = Pace()  # sizes the windows a batch is embedded in
