@@ -280,14 +280,15 @@ def _ingest_until_stopped(
     as_json: bool,
     quiet: bool = False,
 ) -> IngestReport:
-    """The ingest, which Ctrl-C or SIGTERM stops after the write in progress: what was
-    written stays, the rest is said, and the process exits 130."""
+    """The ingest, which Ctrl-C or SIGTERM stops after the write in progress and one
+    write of the files already embedded: what was written stays, the rest is said, and
+    the process exits 130."""
     from ragcli.ingest.cancel import IngestInterrupted, SignalStop
     from ragcli.views.format import plural
 
     def said(first: bool) -> None:
         if first:
-            errors.print("stopping after the write in progress …", style="dim")
+            errors.print("stopping: storing the files already embedded …", style="dim")
         else:
             errors.print("still stopping: the write in progress finishes first", style="dim")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,6 +17,13 @@ class Record(BaseModel):
     a script (or a test) that relies on a misspelt or vanished field finds out."""
 
     model_config = ConfigDict(json_schema_extra={"additionalProperties": False})
+
+    @classmethod
+    def dumped_schema(cls) -> dict[str, Any]:
+        """The JSON Schema of what model_dump() returns (computed fields in, excluded
+        fields out): what `ask --json` prints and an MCP client receives. Pydantic's
+        default, the validation mode, describes what the model accepts instead."""
+        return cls.model_json_schema(mode="serialization")
 
 
 class ChunkMetadata(BaseModel):
@@ -37,6 +44,9 @@ class ChunkMetadata(BaseModel):
     # "Sheet1, rows 20–45", "cell 7", "lines 12–40". Absent from the JSON when unknown
     # (chunks stored before locators, Markdown that has only its heading).
     locator: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    # A table's chunk (a sheet, a CSV): the row number of each of its lines, "20-24,26-45";
+    # an answer quoting some of them is cited by those rows (pipeline/row_citations.py).
+    rows: str | None = Field(default=None, exclude_if=lambda v: v is None)
     # A web result's page title; absent from document chunks' JSON.
     title: str | None = Field(default=None, exclude_if=lambda v: v is None)
     file_sha256: str | None = None

@@ -1,6 +1,6 @@
 """Ctrl-C (SIGINT) and SIGTERM stop a real ingest within a moment, after the write in
-progress: what was written stays written, the rest is said, the exit code is 130, and the
-next run stores the rest."""
+progress and a write of the files already embedded: what was written stays written, the
+rest is said, the exit code is 130, and the next run stores (and embeds) only the rest."""
 
 from __future__ import annotations
 
@@ -95,6 +95,125 @@ def test_a_signal_stops_the_ingest_and_keeps_what_was_written(tmp_path, sig):
     assert stored_files(store) == FILES
 
 
+# Long Markdown as a new user has it: each file a dozen chunks or so, the whole corpus less
+# than one write batch (1,024 chunks), so nothing is written before the stop.
+LONG_FILES = 20
+WORDS = (
+    "replica snapshot latency ledger audit billing region quota invoice refund schedule "
+    "mirror archive cluster token policy backup restore export import node zone sync "
+    "throughput partition shard compaction checksum manifest journal rollback cursor"
+).split()
+
+
+def long_markdown(folder: Path, count: int) -> None:
+    import random
+
+    folder.mkdir()
+    for number in range(count):
+        rng = random.Random(number)
+        sections = [
+            f"## Guide {number}, part {part}\n\n"
+            + " ".join(rng.choice(WORDS) for _ in range(300))
+            + "."
+            for part in range(5)
+        ]
+        (folder / f"guide-{number:02d}.md").write_text(
+            f"# Guide {number}\n\n" + "\n\n".join(sections) + "\n", encoding="utf-8"
+        )
+
+
+def counting_ingestor(store: Path):
+    """An ingestor of the real embedder, and the list of the texts it embeds."""
+    from ragcli import service
+    from tests.conftest import settings_for
+
+    ingestor = service.ingestor(settings_for(store))
+    embedded: list[str] = []
+    real_embed = ingestor.embedder.embed
+
+    def counting(texts: list[str]):
+        embedded.extend(texts)
+        return real_embed(texts)
+
+    ingestor.embedder.embed = counting  # type: ignore[method-assign]
+    return ingestor, embedded
+
+
+def ctrl_c_after(chunks: int, docs: Path, store: Path, **env: str):
+    """A real `ragcli ingest --json` sent SIGINT once it has embedded `chunks` chunks,
+    before anything was written; returns the process, its stdout and stderr, and the
+    seconds from the signal to the exit."""
+    import threading
+
+    # A plain progress line (stderr is a pipe) every 0.2 s: the chunks embedded so far.
+    prelude = "import ragcli.cli as cli\ncli.PROGRESS_LINE_SECONDS = 0.2"
+    code = (
+        f"{prelude}\nimport sys\nfrom ragcli.cli import main\nsys.argv = ['ragcli', 'ingest', "
+        f"{str(docs)!r}, '--store', {str(store)!r}, '--json']\nmain()"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=docs.parent,
+        env=cli_env(**env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(process.stderr), daemon=True)
+    reader.start()  # type: ignore[arg-type]
+
+    def chunks_embedded() -> int:
+        progress = [line for line in list(lines) if line.startswith("ingest: ")]
+        return int(progress[-1].split(" · ")[1].split()[0].replace(",", "")) if progress else 0
+
+    deadline = time.monotonic() + 240
+    while chunks_embedded() < chunks:
+        assert process.poll() is None, "".join(lines)
+        assert time.monotonic() < deadline, f"{chunks} chunks not embedded in 240 s"
+        time.sleep(0.05)
+    assert stored_files(store) == 0  # the batch is not written yet
+    process.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    stdout = process.stdout.read()  # type: ignore[union-attr]
+    process.wait(timeout=60)
+    took = time.monotonic() - sent
+    reader.join(timeout=5)
+    return process, stdout, "".join(lines), took
+
+
+def test_ctrl_c_before_the_first_write_keeps_the_files_embedded(tmp_path):
+    """Issue 29: Ctrl-C some chunks into the first batch stored nothing and the next run
+    embedded everything again. Now the files embedded by then are stored, and the next
+    run embeds exactly the chunks of the other files."""
+    docs, store = tmp_path / "docs", tmp_path / "store"
+    long_markdown(docs, LONG_FILES)
+    # Past the first window of files (32 chunks and the rest of a file), well short of all.
+    process, stdout, stderr, took = ctrl_c_after(80, docs, store)
+    assert process.returncode == 130, stderr
+    report = json.loads(stdout)
+    kept, left = report["files_new"], report["files_left"]
+    assert f"interrupted: {kept} files stored, {left} left" in stderr
+    assert kept > 0 and kept + left == LONG_FILES
+    assert stored_files(store) == kept
+    assert took < 3.0, f"took {took:.1f} s to stop"  # ~1 s and one write; slack for load
+    print(f"stopped in {took:.2f} s: {kept} files ({report['chunks_added']} chunks) kept")
+
+    ingestor, embedded = counting_ingestor(store)
+    again = ingestor.run([docs], "docs")
+    assert (again.count("new"), again.count("unchanged")) == (left, kept)
+    written = ingestor.store.collection("docs").get(include=["documents", "metadatas"])
+    kept_paths = {f["path"] for f in report["files"]}
+    not_kept = [
+        text
+        for text, meta in zip(written["documents"], written["metadatas"], strict=True)
+        if meta["source_file"] not in kept_paths
+    ]
+    # Every text is unique (the headings name their guide), so none is embedded once for two.
+    assert len(embedded) == len(written["documents"]) - report["chunks_added"]
+    assert sorted(embedded) == sorted(not_kept)
+
+
 def test_identical_chunk_texts_are_embedded_once_per_batch(tmp_path):
     from ragcli import service
     from tests.conftest import settings_for
@@ -127,3 +246,24 @@ def test_identical_chunk_texts_are_embedded_once_per_batch(tmp_path):
     assert len(licence_vectors) == 4 and all(
         (v == licence_vectors[0]).all() for v in licence_vectors
     )
+
+
+def test_a_kill_during_the_write_at_ctrl_c_is_repaired(tmp_path):
+    """The files written at Ctrl-C go through the journal like any batch: killed in the
+    middle of that write, the next run repairs the store and finishes it."""
+    from tests.storecheck import assert_consistent, ragcli, store_state
+
+    docs, store = tmp_path / "docs", tmp_path / "store"
+    long_markdown(docs, LONG_FILES)
+    # The write at Ctrl-C is the run's first: killed once its chunks are in Chroma.
+    process, _, stderr, _ = ctrl_c_after(80, docs, store, RAGCLI_CRASH_AT="after_upsert:1")
+    assert process.returncode == -signal.SIGKILL, stderr
+    half = store_state(store)
+    assert half["count"] > 0 and half["manifest"] == [] and half["journal"]
+    rerun = ragcli("ingest", str(docs), "--store", str(store), "--json", cwd=tmp_path)
+    assert rerun.returncode == 0, rerun.stderr
+    report = json.loads(rerun.stdout)
+    assert len(report["recovered"]) == len(half["journal"])
+    state = store_state(store)
+    assert_consistent(state)
+    assert len(state["manifest"]) == LONG_FILES

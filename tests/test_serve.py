@@ -18,12 +18,14 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import get_args
 
+import jsonschema
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from ragcli.pipeline.modes.registry import runnable
+from ragcli.pipeline.results import json_schema
 from ragcli.serve.tools import ModeName
 from tests.conftest import SAMPLE
 from tests.storecheck import cli_env, ragcli
@@ -155,6 +157,42 @@ def test_over_stdio_each_tool_its_schema_a_filter_and_errors_as_tool_errors(samp
 
             everything = json.dumps([answered.structured_content, explained.structured_content])
             assert SECRET_KEY not in everything  # keys never reach a client
+
+    asyncio.run(scenario())
+
+
+def test_every_structured_result_matches_its_tools_declared_output_schema(sample_store, tmp_path):
+    """As a client that checks structured content against the tool's outputSchema (the
+    TypeScript SDK, the MCP Inspector) does: every mode of ask, and search, sources and
+    trace. ask declares the schema `ragcli schema` publishes."""
+
+    async def scenario() -> None:
+        async with Client(stdio_server(sample_store, tmp_path)) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            declared = {name: tool.output_schema for name, tool in tools.items()}
+
+            calls = [("ask", {"question": QUESTION, "mode": mode}) for mode in MODES]
+            calls += [("search", {"query": "refund"}), ("sources", {})]
+            results = []
+            for name, arguments in calls:
+                result = await client.call_tool(name, arguments)
+                assert not result.is_error, (name, arguments, result.content)
+                results.append((name, arguments, result.structured_content))
+            trace_ids = [content["trace_id"] for name, _, content in results if name == "ask"]
+            for trace_id in trace_ids:
+                result = await client.call_tool("trace", {"trace_id": trace_id})
+                assert not result.is_error, result.content
+                results.append(("trace", {"trace_id": trace_id}, result.structured_content))
+
+            rejected = []
+            for name, arguments, content in results:
+                jsonschema.Draft202012Validator.check_schema(declared[name])
+                validator = jsonschema.Draft202012Validator(declared[name])
+                rejected += [(name, arguments, e.message) for e in validator.iter_errors(content)]
+            assert not rejected
+
+            published = {k: v for k, v in json_schema().items() if k not in ("$schema", "title")}
+            assert {k: v for k, v in declared["ask"].items() if k != "title"} == published
 
     asyncio.run(scenario())
 

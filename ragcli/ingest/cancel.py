@@ -1,7 +1,8 @@
 """Stopping an ingest on Ctrl-C or SIGTERM: the signal only sets a flag, which the ingest
 checks between writes and while it waits for an embedding, so it stops within a moment,
-after the write in progress, and never inside a native call (interrupting onnxruntime
-mid-run aborts the process). What was written stays written; the next run does the rest."""
+after the write in progress and one write of the files already embedded (windows.py), and
+never inside a native call (interrupting onnxruntime mid-run aborts the process). What was
+written stays written; the next run does the rest."""
 
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragcli.ingest.loaders import Section
+from ragcli.ingest.loaders.base import compact_rows, rows_locator
 from ragcli.store.tokenizer import TokenCounter
 
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
@@ -31,6 +32,7 @@ class Piece:
     tokens: int
     method: str
     new_paragraph: bool
+    line: int | None = None  # a table row's piece: the index of its line in the section
 
 
 @dataclass
@@ -41,7 +43,8 @@ class Chunk:
     page: int | None
     heading: str | None
     # Further metadata stored with the chunk: `locator`, where in its file a citation
-    # points ("slide 4", "Sheet1, rows 20–45", "lines 12–40").
+    # points ("slide 4", "Sheet1, rows 20–45", "lines 12–40"); a table's chunk also has
+    # `rows`, the row number of each of its lines ("20-24,26-45").
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -64,7 +67,8 @@ class Chunker:
         tokens = self.counter.count(text)
         if tokens <= self.budget:
             return [self._make(text, tokens, "section", section)]
-        pieces = self._pieces(text)
+        # A table's rows are split between lines only, so each chunk holds whole rows.
+        pieces = self._row_pieces(text) if section.rows else self._pieces(text)
         chunks: list[Chunk] = []
         current: list[Piece] = []
         used = 0
@@ -97,6 +101,14 @@ class Chunker:
                 for part, part_tokens, method in self._sentence_parts(sentence):
                     pieces.append(Piece(part, part_tokens, method, first))
                     first = False
+        return pieces
+
+    def _row_pieces(self, text: str) -> list[Piece]:
+        pieces = []
+        for index, line in enumerate(text.split("\n")):
+            if line.strip():
+                for part, tokens, method in self._sentence_parts(line.strip()):
+                    pieces.append(Piece(part, tokens, method, False, index))
         return pieces
 
     def _sentence_parts(self, sentence: str) -> list[tuple[str, int, str]]:
@@ -139,18 +151,39 @@ class Chunker:
 
     def _join(self, pieces: list[Piece], section: Section) -> Chunk:
         parts = [pieces[0].text]
-        for piece in pieces[1:]:
-            parts.append(("\n\n" if piece.new_paragraph else " ") + piece.text)
+        for before, piece in zip(pieces, pieces[1:], strict=False):
+            if piece.new_paragraph:
+                parts.append("\n\n")
+            else:  # a row keeps its own line; the parts of one over-long row share it
+                parts.append("\n" if piece.line != before.line else " ")
+            parts.append(piece.text)
         text = "".join(parts)
         method = max((p.method for p in pieces), key=METHODS.index)
-        return self._make(text, self.counter.count(text), method, section)
+        lines = sorted({p.line for p in pieces if p.line is not None})
+        return self._make(text, self.counter.count(text), method, section, lines)
 
-    def _make(self, text: str, tokens: int, method: str, section: Section) -> Chunk:
+    def _make(
+        self, text: str, tokens: int, method: str, section: Section, lines: list[int] | None = None
+    ) -> Chunk:
         total = tokens + self.counter.special
         if tokens > self.budget:  # joining never adds pieces; this guards that belief
             raise AssertionError(f"chunk of {total} word pieces exceeds the limit")
-        extra = {"locator": section.locator} if section.locator else {}
+        extra: dict[str, Any] = {"locator": section.locator} if section.locator else {}
+        if section.rows:
+            rows = _rows_of(section, lines)
+            extra["rows"] = compact_rows(rows)
+            extra["locator"] = rows_locator(section.heading, rows, span=True)
         return Chunk(text, total, method, section.page, section.heading, extra)
+
+
+def _rows_of(section: Section, lines: list[int] | None) -> list[int]:
+    """The row numbers of a chunk's lines (all the section's when it is whole). Rows are
+    matched to the section's last lines: a line put before them (a heading) has no row."""
+    rows = section.rows or ()
+    if lines is None:
+        return list(rows)
+    offset = len(section.text.strip().split("\n")) - len(rows)
+    return [rows[i - offset] for i in lines if 0 <= i - offset < len(rows)]
 
 
 def _break_long_word(match: re.Match[str]) -> str:

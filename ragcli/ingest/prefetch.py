@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections import deque
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Generic, TypeVar
@@ -98,27 +99,34 @@ class Batches(Generic[B]):
         self.write = write
         self.wait = wait  # how the caller waits for a batch's vectors (a stop may cut it)
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragcli-embed")
-        self.in_flight: tuple[B, Future[V]] | None = None
+        self.queued: deque[tuple[B, Future[V]]] = deque()  # sent, not written; oldest first
 
     def send(self, batch: B | None) -> int:
         """Start embedding `batch` (if any), then write the batch sent before it; returns
         what `write` returns for it (0 when there was none)."""
-        previous = self.in_flight
-        self.in_flight = (batch, self.pool.submit(self.embed, batch)) if batch else None
-        if previous is None:
+        if batch:
+            self.queued.append((batch, self.pool.submit(self.embed, batch)))
+        if len(self.queued) < (2 if batch else 1):
             return 0
-        items, vectors = previous
-        return self.write(items, self.wait(vectors))
+        oldest, vectors = self.queued[0]
+        embedded = self.wait(vectors)  # a stop here leaves it queued: see `unwritten`
+        self.queued.popleft()
+        return self.write(oldest, embedded)
 
     def flush(self) -> int:
         """Write the batch still in flight."""
         return self.send(None)
 
+    def unwritten(self) -> list[B]:
+        """The batches sent and not written, oldest first: at a stop, the caller may write
+        what of them is embedded already."""
+        return [batch for batch, _ in self.queued]
+
     def __enter__(self) -> Batches[B]:
         return self
 
     def __exit__(self, kind: object, *exc: object) -> None:
-        # On an error or a stop the batch still embedding is dropped unwritten, as an
-        # unflushed batch always was: its items are not in the manifest, so the next run
-        # redoes them. A stop does not wait for it: the process leaves without it.
+        # On an error or a stop what is still embedding is dropped unwritten: its items are
+        # not in the manifest, so the next run redoes them. A stop does not wait for it:
+        # the process leaves without it.
         self.pool.shutdown(wait=kind is None, cancel_futures=True)

@@ -29,6 +29,7 @@ from ragcli.ingest.parse_pool import ParsePool
 from ragcli.ingest.prefetch import Batches, prefetch
 from ragcli.ingest.recovery import recover
 from ragcli.ingest.reuse import CopiedChunks, find_stored_copy, read_copies
+from ragcli.ingest.windows import Pace, WindowedBatch, embed_texts, finished
 from ragcli.store import embedding_identity
 from ragcli.store.embedder import Embedder
 from ragcli.store.lexical_sync import LexicalIndexes
@@ -135,9 +136,11 @@ class Ingestor:
         self.lexical = lexical  # the BM25 indexes, mirrored chunk for chunk
         self.workers = workers  # processes that parse files (parse_pool.py); 1: none
         self._dimension_recorded: set[str] = set()  # collections whose record has it
-        # Set by Ctrl-C or SIGTERM (cancel.py): the run stops after the write in progress.
+        # Set by Ctrl-C or SIGTERM (cancel.py): the run stops after the write in progress
+        # and a write of the files already embedded.
         self.stop = StopFlag()
         self.activity = Activity(embedder)  # what a progress display shows
+        self.pace = Pace()  # sizes the windows a batch is embedded in
 
     def run(
         self,
@@ -265,44 +268,56 @@ class Ingestor:
             self.activity.finished(len(items))
             return written
 
+        def embed(batch: WindowedBatch) -> Any:
+            return batch.embed(self.embedder.embed, self.pace, self.stop.is_set)
+
+        def write(batch: WindowedBatch, vectors: Any) -> int:
+            return store(batch.items, vectors)
+
+        def windowed(items: list[Item]) -> WindowedBatch | None:
+            return WindowedBatch(items) if items else None
+
         # Entries are read, hashed and chunked in a thread ahead of the embedding here, and
         # each batch is embedded in another while the next one is gathered (Batches).
-        with Batches(self._embed, store, self.stop.wait_for) as batches:
-            for done, outcome_or_item in enumerate(prepared, start=1):
-                if self.stop.is_set():
-                    raise StopRequested
-                activity = self.activity
-                if isinstance(outcome_or_item, FileOutcome):
-                    report.files.append(outcome_or_item)
-                    activity.finished()
-                elif outcome_or_item.stream is not None:
-                    embedded += batches.send(pending) + batches.flush()
-                    pending, pending_chunks = [], 0
-                    # Its chunks are counted as they come: about one per kilobyte till then.
-                    item = outcome_or_item
-                    activity.read(item.size, max(1, item.size // STREAM_BYTES_PER_CHUNK), item.key)
-                    embedded += self._store_streamed(item, collection, report)
-                    activity.finished()
-                else:
-                    pending.append(outcome_or_item)
-                    pending_chunks += outcome_or_item.chunk_count()
-                    item = outcome_or_item
-                    activity.read(item.size, item.chunk_count(), item.key)
-                if pending_chunks >= FLUSH_CHUNKS:
-                    embedded += batches.send(pending)
-                    pending, pending_chunks = [], 0
-                if progress:
-                    progress(done, total, embedded)
-            embedded += batches.send(pending) + batches.flush()
+        with Batches(embed, write, self.stop.wait_for) as batches:
+            try:
+                for done, outcome_or_item in enumerate(prepared, start=1):
+                    if self.stop.is_set():
+                        raise StopRequested
+                    activity = self.activity
+                    if isinstance(outcome_or_item, FileOutcome):
+                        report.files.append(outcome_or_item)
+                        activity.finished()
+                    elif outcome_or_item.stream is not None:
+                        embedded += batches.send(windowed(pending)) + batches.flush()
+                        pending, pending_chunks = [], 0
+                        # Its chunks are counted as they come: one per kilobyte till then.
+                        item = outcome_or_item
+                        guess = max(1, item.size // STREAM_BYTES_PER_CHUNK)
+                        activity.read(item.size, guess, item.key)
+                        embedded += self._store_streamed(item, collection, report)
+                        activity.finished()
+                    else:
+                        pending.append(outcome_or_item)
+                        pending_chunks += outcome_or_item.chunk_count()
+                        item = outcome_or_item
+                        activity.read(item.size, item.chunk_count(), item.key)
+                    if pending_chunks >= FLUSH_CHUNKS:
+                        embedded += batches.send(windowed(pending))
+                        pending, pending_chunks = [], 0
+                    if progress:
+                        progress(done, total, embedded)
+                embedded += batches.send(windowed(pending)) + batches.flush()
+            except StopRequested:
+                # The files already embedded are written before the stop goes on: one
+                # write, while the window in progress is left to the next run.
+                items, vectors = finished(batches.unwritten())
+                store(items, vectors)
+                raise
         return embedded
 
     def _embed(self, pending: list[Item]) -> Any:
-        # A QnA pair is embedded by its question only (`embed_text`).
-        texts = [
-            getattr(chunk, "embed_text", "") or chunk.text
-            for item in pending
-            for chunk in item.chunks
-        ]
+        texts = [text for item in pending for text in embed_texts(item)]
         return self._embed_once_each(texts) if texts else []
 
     def _embed_once_each(self, texts: list[str]) -> Any:

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -21,7 +21,8 @@ from ragcli.llm.calibration import Calibration
 from ragcli.llm.citations import citation_label, cited_runs, merge_sources
 from ragcli.llm.decompose import decompose as decompose_question
 from ragcli.llm.followup import make_standalone
-from ragcli.llm.segment import units
+from ragcli.llm.segment import UnitKind, units
+from ragcli.llm.table_rows import named_rows
 from ragcli.llm.text import (
     STOPWORDS,
     WORD,
@@ -67,8 +68,14 @@ ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 SCORED_SENTENCES = 16
 
 
-# A candidate sentence before it is embedded: its text, chunk number, position, section.
-Found = tuple[str, int, int, str]
+class Found(NamedTuple):
+    """A candidate sentence (or list item, table row) before it is embedded."""
+
+    text: str
+    chunk_number: int  # 1-based, as cited
+    position: int  # its unit's index in the chunk
+    section: str
+    kind: UnitKind = "sentence"
 
 
 @dataclass
@@ -78,6 +85,7 @@ class Candidate:
     position: int
     vector: np.ndarray
     section: str = ""  # the heading it sits under, in its chunk or the chunk's own
+    kind: UnitKind = "sentence"
 
 
 @dataclass
@@ -86,6 +94,7 @@ class ScoredSentence:
     relevance: float  # calibrated: does it bear on the question at all
     features: tuple[float, ...]  # answer_choice.FEATURES
     score: float  # does it answer the question
+    named: bool = False  # a table row the question names (llm/table_rows.py)
 
 
 def introduced(text: str, position: int) -> tuple[str, int]:
@@ -100,6 +109,14 @@ def introduced(text: str, position: int) -> tuple[str, int]:
         if unit.kind == "code":
             break
     return "\n".join(following), len(following)
+
+
+def _same(one: Candidate, other: Candidate) -> bool:
+    """Two units saying the same thing. Rows of a table embed alike whatever their values,
+    so two rows are the same only when their words are."""
+    if one.kind == other.kind == "row":
+        return normalise(one.text) == normalise(other.text)
+    return float(one.vector @ other.vector) > DUPLICATE_COSINE
 
 
 class ExtractiveBackend:
@@ -159,13 +176,14 @@ class ExtractiveBackend:
                     continue  # fragments are not answers
                 if sentence.rstrip().endswith("?"):
                     continue  # a question in the source restates, it does not answer
-                found.append((sentence, number, position, section))
+                found.append(Found(sentence, number, position, section, unit.kind))
         return found
 
     def _embedded(self, found: list[Found]) -> list[Candidate]:
-        vectors = self._vectors([text for text, _, _, _ in found])
+        vectors = self._vectors([f.text for f in found])
         return [
-            Candidate(t, n, p, v, h) for (t, n, p, h), v in zip(found, vectors, strict=False)
+            Candidate(f.text, f.chunk_number, f.position, v, f.section, f.kind)
+            for f, v in zip(found, vectors, strict=False)
         ]
 
     @staticmethod
@@ -226,11 +244,12 @@ class ExtractiveBackend:
             return []
         stats = self.term_stats
         if stats is not None and hasattr(stats, "prime"):
-            sections = sorted({section for _, _, _, section in found if section})
-            stats.prime([text for text, _, _, _ in found] + sections + [query])
+            sections = sorted({f.section for f in found if f.section})
+            stats.prime([f.text for f in found] + sections + [query])
         # Lexical evidence is cheap and picks the sentences worth embedding.
-        evidence = [self._lexical_evidence(query, text) for text, _, _, _ in found]
-        kept = self._most_promising(found, [coverage for coverage, _ in evidence])
+        evidence = [self._lexical_evidence(query, f.text) for f in found]
+        named = self._named_rows(query, found)
+        kept = sorted(set(self._most_promising(found, [c for c, _ in evidence])) | named)
         candidates = self._embedded([found[i] for i in kept])
         query_vector = self._vectors([query])[0]
         choice = answer_choice.bundled()
@@ -249,7 +268,13 @@ class ExtractiveBackend:
         scored = []
         for i, (candidate, relevance) in enumerate(zip(candidates, relevances, strict=True)):
             before = candidates[i - 1] if i else None
-            follows = before is not None and before.chunk_number == candidate.chunk_number
+            # A neighbouring row says nothing about this one, as a sentence's lead does.
+            follows = (
+                before is not None
+                and before.chunk_number == candidate.chunk_number
+                and not (before.kind == candidate.kind == "row")
+            )
+            is_named = kept[i] in named
             introduces = candidate.text.rstrip().endswith(":") and bool(
                 introduced(chunks[candidate.chunk_number - 1].content, candidate.position)[0]
             )
@@ -258,13 +283,22 @@ class ExtractiveBackend:
                 candidate.text,
                 relevance,
                 relevances[i - 1] if follows else 0.0,
-                section_relevance.get(candidate.section, 0.0),
+                # The cell a question names is the row's subject, as a heading is its
+                # section's: the row bears on the question as fully as such a heading.
+                1.0 if is_named else section_relevance.get(candidate.section, 0.0),
                 introduces,
                 candidate.chunk_number,
             )
-            scored.append(ScoredSentence(candidate, relevance, features, choice.score(features)))
+            score = choice.score(features)
+            scored.append(ScoredSentence(candidate, relevance, features, score, is_named))
         scored.sort(key=lambda s: -s.score)
         return scored
+
+    @staticmethod
+    def _named_rows(query: str, found: list[Found]) -> set[int]:
+        """The positions in `found` of the table rows the question names."""
+        rows = [i for i, f in enumerate(found) if f.kind == "row"]
+        return {rows[j] for j in named_rows(query, [found[i].text for i in rows])}
 
     def generate(self, query: str, chunks: list[RetrievedChunk]) -> str:
         scored = self.scored_sentences(query, chunks)
@@ -274,7 +308,12 @@ class ExtractiveBackend:
         eligible = [
             s for s in scored if max(s.features[FEATURES.index(f)] for f in BEARING) >= floor
         ]
-        if not eligible or max(s.relevance for s in scored) < floor:
+        if any(s.named for s in scored):
+            # The rows the question does not name share their column names with the ones
+            # it does, not its subject: they are left out.
+            eligible = [s for s in eligible if s.named or s.candidate.kind != "row"]
+        bears = max(s.relevance for s in scored) >= floor or any(s.named for s in scored)
+        if not eligible or not bears:
             return NO_ANSWER
         # Keep sentences close to the best answer: a weak sentence dilutes a strong one.
         cutoff = eligible[0].score * KEEP_SHARE
@@ -284,7 +323,7 @@ class ExtractiveBackend:
             candidate = sentence.candidate
             if sentence.score < cutoff:
                 break
-            if any(float(candidate.vector @ c.vector) > DUPLICATE_COSINE for c in chosen):
+            if any(_same(candidate, c) for c in chosen):
                 continue
             size = len(candidate.text) + 5
             if sentence.features[FEATURES.index("lead_in")]:  # it brings its list or code
@@ -309,6 +348,8 @@ class ExtractiveBackend:
             if (c.chunk_number, c.position) in taken:
                 continue
             text = f"{c.text} [{c.chunk_number}]"
+            if c.kind == "row" and not ITEM_OR_ROW.match(text):
+                text = f"- {text}"  # a `name: value; …` row: a line of its own, as a list item
             if c.text.rstrip().endswith(":"):  # a lead-in: quote the list or code it introduces
                 follow, count = introduced(chunks[c.chunk_number - 1].content, c.position)
                 taken |= {(c.chunk_number, c.position + i) for i in range(1, count + 1)}

@@ -1,8 +1,10 @@
 """Text into the units an answer can quote: sentences, with hard-wrapped lines joined
 first (a line break inside a paragraph is a space, as in a PEP, a .txt or an .rst file);
-a Markdown list kept as one unit per item, a table as one per row; a fenced code block
-kept whole; a heading on its own. Without this, a wrapped sentence is cut at every line
-end and quoted in halves."""
+a Markdown list kept as one unit per item, a table as one per row (a Markdown `|` row, or
+a `name: value; name: value` line, as the loaders write the rows of sheets, CSV files and
+Word and HTML tables); a fenced code block kept whole; a heading on its own. Without
+this, a wrapped sentence is cut at every line end and quoted in halves, and a sheet's rows
+run together into one "sentence"."""
 
 from __future__ import annotations
 
@@ -19,6 +21,9 @@ ITEM = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])\s+")
 RULE = re.compile(r"^[ \t]*(?:[-=*_]\s*){3,}$")  # a setext underline or a thematic break
 TABLE_ROW = re.compile(r"^[ \t]*\|")
 TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}")  # | --- | :--: |
+# A field of a loader's table row (ingest/loaders/tables.py): a short column name, ": ", a
+# value. A row is a line of such fields joined by "; ", two of them at least.
+ROW_FIELD = re.compile(r"^[^\s:;|#>][^:;]{0,47}: \S")
 # A sentence ends at . ! or ? (and any closing quote or bracket) before a capital, a digit,
 # a quote or a bracket: "e.g. the" and "3.5 times" stay whole.
 SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\"'(\[`*]?[A-Z0-9])")
@@ -117,6 +122,11 @@ def _block_units(block: str) -> list[Unit]:
             if not TABLE_RULE.match(line):
                 found.append(Unit(line.strip(), "row"))
             continue
+        if is_row_line(line):
+            flush_paragraph()
+            flush_item()
+            found.append(Unit(line.strip(), "row"))
+            continue
         if ITEM.match(line):
             flush_paragraph()
             flush_item()
@@ -129,3 +139,10 @@ def _block_units(block: str) -> list[Unit]:
     flush_paragraph()
     flush_item()
     return found
+
+
+def is_row_line(line: str) -> bool:
+    """A `name: value; name: value` line: a table row as the loaders write it."""
+    fields = line.strip().split("; ")
+    named = sum(1 for f in fields if ROW_FIELD.match(f))
+    return named >= 2 and bool(ROW_FIELD.match(fields[0]))

@@ -43,6 +43,11 @@ def terms(text: str) -> list[str]:
     return _stemmer().stemWords(content)
 
 
+def stems(text: str) -> list[str]:
+    """Stemmed words, in order, stopwords kept (a name's "of" and "IT" are part of it)."""
+    return _stemmer().stemWords([w.lower() for w in WORD.findall(text)])
+
+
 def term_coverage(query_terms: set[str], text_terms: set[str]) -> float:
     """Share of the query's content terms that the text contains."""
     if not query_terms:

@@ -15,6 +15,7 @@ from ragcli.pipeline.modes.crag.details import CragDetails
 from ragcli.pipeline.modes.reflect.details import ReflectionDetails
 from ragcli.pipeline.modes.tos.details import TosDetails
 from ragcli.pipeline.results import AskResult, BackendInfo
+from ragcli.pipeline.row_citations import cite_quoted_rows
 from ragcli.store.retriever import Retriever
 from ragcli.trace.recorder import Trace
 
@@ -61,7 +62,8 @@ class RunContext:
             # A guard rail that stopped a loop is always said in the output.
             notes=list(notes or []) + self.budget.stops,
             backend=BackendInfo(**self.trace.backend),
-            sources=sources,
+            # A source whose rows the answer quotes is cited by them ("Prices, row 42").
+            sources=cite_quoted_rows(answer, sources),
             crag_details=crag_details,
             reflection_details=reflection_details,
             tos_details=tos_details,

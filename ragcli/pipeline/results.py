@@ -75,7 +75,7 @@ class AskResult(Record):
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of `ask --json` (and of a stored trace's `result`)."""
-    schema = AskResult.model_json_schema(mode="serialization")
+    schema = AskResult.dumped_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "ragcli ask --json"
     return schema

@@ -1,7 +1,8 @@
 """The MCP tools: search, ask, sources, trace. Each takes typed arguments (their JSON
 Schema is what a client lists) and returns a pydantic model, which the SDK sends as
-structured content with its output schema. All read-only: none ingests or deletes (ask
-records its run in the trace store, as `ragcli ask` does).
+structured content; the output schema each declares is that model's as dumped
+(structured.py). All read-only: none ingests or deletes (ask records its run in the
+trace store, as `ragcli ask` does).
 
 A RagcliError becomes a tool error carrying its one-line message, so the agent reads what
 went wrong (no store, a filter that matches nothing) and the server keeps serving."""
@@ -9,7 +10,7 @@ went wrong (no store, a filter that matches nothing) and the server keeps servin
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from pydantic import Field
 
@@ -19,7 +20,11 @@ from ragcli.errors import RagcliError
 from ragcli.models import SearchResult
 from ragcli.pipeline.results import AskResult
 from ragcli.serve.models import SourceFile, SourcesResult, TraceRecord
+from ragcli.serve.structured import structured_tool
 from ragcli.store.filters import make_filters
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver.tools import Tool
 
 # The modes' names, spelled out so the tool's input schema lists them as an enum;
 # tests/test_serve.py checks them against the registry.
@@ -60,6 +65,7 @@ Since = Annotated[
 ]
 
 T = TypeVar("T")
+Fn = TypeVar("Fn", bound=Callable[..., Any])
 
 
 def _answer(work: Callable[[], T]) -> T:
@@ -77,11 +83,19 @@ def build_server(settings: Settings, resources: service.Resources | None = None)
     from mcp_types import ToolAnnotations
 
     warm = resources or service.Resources(settings)
-    server = MCPServer("ragcli", title="ragcli", version=__version__, instructions=INSTRUCTIONS)
+    tools: list[Tool] = []
+
+    def tool(**options: Any) -> Callable[[Fn], Fn]:
+        def register(fn: Fn) -> Fn:
+            tools.append(structured_tool(fn, **options))
+            return fn
+
+        return register
+
     # Reads the documents, writes nothing but its own trace records.
     local = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-    @server.tool(title="Search the documents", annotations=local)
+    @tool(title="Search the documents", annotations=local)
     def search(
         query: Query,
         top_k: TopK = None,
@@ -102,7 +116,7 @@ def build_server(settings: Settings, resources: service.Resources | None = None)
 
         return _answer(work)
 
-    @server.tool(
+    @tool(
         title="Answer from the documents",
         # crag and both may search the web when the server has a web provider.
         annotations=ToolAnnotations(read_only_hint=True, open_world_hint=True),
@@ -135,7 +149,7 @@ def build_server(settings: Settings, resources: service.Resources | None = None)
 
         return _answer(work)
 
-    @server.tool(title="List the ingested files", annotations=local)
+    @tool(title="List the ingested files", annotations=local)
     def sources(
         collection: Annotated[
             str | None, Field(description="Only this collection (default: every one).")
@@ -150,7 +164,7 @@ def build_server(settings: Settings, resources: service.Resources | None = None)
 
         return _answer(work)
 
-    @server.tool(title="Explain a run", annotations=local)
+    @tool(title="Explain a run", annotations=local)
     def trace(
         trace_id: Annotated[
             str | None,
@@ -161,4 +175,6 @@ def build_server(settings: Settings, resources: service.Resources | None = None)
         held to, its decision, time and model calls."""
         return _answer(lambda: TraceRecord.of(service.find_trace(settings, trace_id)))
 
-    return server
+    return MCPServer(
+        "ragcli", title="ragcli", version=__version__, instructions=INSTRUCTIONS, tools=tools
+    )

@@ -6,6 +6,7 @@ that place as a citation shows it ("page 3 (OCR)", "slide 4", "Sheet1, rows 20�
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -22,6 +23,9 @@ class Section:
     page: int | None = None
     heading: str | None = None
     locator: str | None = None
+    # A table's sections (a sheet, a CSV): the row number of each line of `text`, so a
+    # chunk, and an answer quoting some of its lines, can be cited by its own rows.
+    rows: tuple[int, ...] | None = None
 
 
 @dataclass
@@ -43,3 +47,41 @@ class LoadOptions:
 
 def lines_locator(first: int, last: int) -> str:
     return f"line {first}" if first == last else f"lines {first}–{last}"
+
+
+def rows_locator(sheet: str | None, numbers: Sequence[int], span: bool = False) -> str:
+    """`Prices, row 42`, `Prices, rows 20–45`, `rows 3, 7` (a CSV has no sheet name):
+    consecutive rows as a range, others listed; with `span`, first to last (a section's
+    rows, empty rows between them included)."""
+    runs = [(min(numbers), max(numbers))] if span else _runs(numbers)
+    where = ", ".join(str(first) if first == last else f"{first}–{last}" for first, last in runs)
+    label = f"row {where}" if len(set(numbers)) == 1 else f"rows {where}"
+    return f"{sheet}, {label}" if sheet else label
+
+
+def compact_rows(numbers: Sequence[int]) -> str:
+    """Row numbers as stored with a chunk: `20-24,26-45` (a store keeps scalars only)."""
+    return ",".join(
+        str(first) if first == last else f"{first}-{last}" for first, last in _runs(numbers)
+    )
+
+
+def expand_rows(text: str) -> list[int]:
+    """The row numbers `compact_rows` wrote; [] for anything else."""
+    numbers: list[int] = []
+    for part in text.split(","):
+        first, _, last = part.strip().partition("-")
+        if not first.isdigit() or (last and not last.isdigit()):
+            return []
+        numbers.extend(range(int(first), int(last or first) + 1))
+    return numbers
+
+
+def _runs(numbers: Sequence[int]) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    for number in sorted(set(numbers)):
+        if runs and number == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], number)
+        else:
+            runs.append((number, number))
+    return runs

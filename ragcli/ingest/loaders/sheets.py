@@ -13,7 +13,7 @@ import zipfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from ragcli.ingest.loaders.base import LoadedFile, LoadError, Section
+from ragcli.ingest.loaders.base import LoadedFile, LoadError, Section, rows_locator
 from ragcli.ingest.loaders.containers import check_zip, library_error
 from ragcli.ingest.loaders.tables import cell_text, header_names, row_line
 
@@ -119,18 +119,19 @@ def sheet_sections(
 def iter_sheet_sections(
     sheet: str | None, rows: Iterable[Sequence[object]], first_row: int = 1
 ) -> Iterator[Section]:
-    """Rows after the first non-empty one (the header), grouped into sections."""
+    """Rows after the first non-empty one (the header), grouped into sections; each
+    section keeps the row number of each of its lines."""
     headers: list[str] | None = None
     lines: list[str] = []
+    numbers: list[int] = []
     size = 0
-    start = end = 0
 
     def section() -> Section:
-        where = f"rows {start}–{end}" if start != end else f"row {start}"
         return Section(
             "\n".join(lines),
             heading=sheet,
-            locator=f"{sheet}, {where}" if sheet else where,
+            locator=rows_locator(sheet, numbers, span=True),
+            rows=tuple(numbers),
         )
 
     for number, row in enumerate(rows, start=first_row):
@@ -144,17 +145,14 @@ def iter_sheet_sections(
             continue
         if lines and size + len(line) > SECTION_CHARS:
             yield section()
-            lines, size = [], 0
-        if not lines:
-            start = number
+            lines, numbers, size = [], [], 0
         lines.append(line)
+        numbers.append(number)
         size += len(line) + 1
-        end = number
     if lines:
         yield section()
     elif headers is not None:  # a sheet of one row: the row itself is the content
-        start = end = header_row
-        lines = ["; ".join(h for h in headers)]
+        lines, numbers = ["; ".join(h for h in headers)], [header_row]
         yield section()
 
 
