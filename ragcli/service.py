@@ -44,12 +44,19 @@ def embedder(settings: Settings, on_export: Callable[[str], None] | None = None)
 
 def embedder_in_background(settings: Settings, on_export: Callable[[str], None] | None = None):
     """A future of the embedder, loading while the caller imports Chroma: onnxruntime
-    builds its session without the GIL, so the two overlap."""
-    from concurrent.futures import ThreadPoolExecutor
+    builds its session without the GIL, so the two overlap. A daemon thread: a Ctrl-C
+    while it loads (or probes a slow embedding server) does not wait for it."""
+    from concurrent.futures import Future
 
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragcli-embedder")
-    loading = pool.submit(embedder, settings, on_export)
-    pool.shutdown(wait=False)
+    loading: Future = Future()
+
+    def load() -> None:
+        try:
+            loading.set_result(embedder(settings, on_export))
+        except BaseException as exc:  # handed to whoever takes the result
+            loading.set_exception(exc)
+
+    threading.Thread(target=load, name="ragcli-embedder", daemon=True).start()
     return loading
 
 

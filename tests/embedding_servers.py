@@ -71,8 +71,10 @@ class Faults:
     slow: int = 0  # delay this many replies by `delay` seconds
     delay: float = 0.0
     fail_always: int | None = None  # answer every request with this status
+    fail_after: int | None = None  # answer this many requests, then fail every one with 503
     scale: float = 1.0  # multiply every vector (an engine that does not normalise)
     shuffle: bool = False  # permute the components (another model under the same name)
+    received: int = 0  # requests that reached the proxy
     seen: list[int] = field(default_factory=list)  # batch sizes forwarded to the engine
     statuses: list[int] = field(default_factory=list)  # statuses sent back
 
@@ -116,6 +118,13 @@ class FaultProxy:
     def handle(self, handler: BaseHTTPRequestHandler, body: bytes) -> None:
         faults = self.faults
         inputs = json.loads(body).get("input", [])
+        with self.lock:
+            faults.received += 1
+        if faults.fail_after is not None:
+            with self.lock:
+                faults.fail_after -= 1
+                if faults.fail_after < 0:
+                    faults.fail_always = 503
         if faults.fail_always is not None:
             return self._reply(handler, faults.fail_always, b'{"error": "overloaded"}')
         if self._take("drop"):

@@ -145,46 +145,100 @@ def test_ingest_and_ask_through_the_engine(proxy, tmp_path):
     assert "30 days" in result.answer
 
 
-def test_the_cli_reports_a_failing_server_in_one_line_and_keeps_what_is_stored(proxy, tmp_path):
-    env_settings = {
+def long_files(folder, count: int):
+    """`count` Markdown files of about eight chunks each."""
+    folder.mkdir()
+    for n in range(count):
+        paragraphs = [
+            f"## Part {p}\n\n" + " ".join(
+                f"Note {n}.{p}.{w}: the ferry schedule for harbour {n} changes in week {w}."
+                for w in range(12)
+            )
+            for p in range(8)
+        ]
+        (folder / f"file{n:02d}.md").write_text(f"# File {n}\n\n" + "\n\n".join(paragraphs))
+
+
+def cli(*args, env, timeout=300):
+    return subprocess.run(
+        [sys.executable, "-m", "ragcli", *args], env=env, capture_output=True, text=True,
+        timeout=timeout,
+    )
+
+
+def test_a_server_that_gives_up_mid_ingest_is_one_line_and_what_was_embedded_is_kept(
+    proxy, tmp_path
+):
+    import json
+    import os
+
+    docs = tmp_path / "docs"
+    long_files(docs, 12)
+    env = {
+        **os.environ,
         "RAGCLI_EMBEDDING__PROVIDER": "openai",
         "RAGCLI_EMBEDDING__URL": proxy.url,
         "RAGCLI_EMBEDDING__MAX_RETRIES": "1",
+        "RAGCLI_EMBEDDING__BATCH_SIZE": "8",
+        "RAGCLI_EMBEDDING__CONCURRENCY": "1",
         "RAGCLI_EMBEDDING_API_KEY": "sk-secret-never-printed",
+        "RAGCLI_INGEST__WORKERS": "1",
+        "RAGCLI_STORE": str(tmp_path / "store"),
     }
-    import os
-
-    env = {**os.environ, **env_settings, "RAGCLI_STORE": str(tmp_path / "store")}
-    first = tmp_path / "first"
-    first.mkdir()
-    (first / "a.md").write_text("# Alpha\n\nAlpha is the first letter of the Greek alphabet.\n")
-    ok = subprocess.run(
-        [sys.executable, "-m", "ragcli", "ingest", str(first)], env=env, capture_output=True,
-        text=True, timeout=300,
-    )
-    assert ok.returncode == 0, ok.stderr
-    proxy.faults.fail_always = 503
-    (first / "b.md").write_text("# Beta\n\nBeta is the second letter.\n")
-    failed = subprocess.run(
-        [sys.executable, "-m", "ragcli", "ingest", str(first)], env=env, capture_output=True,
-        text=True, timeout=300,
-    )
+    # The probe (12 sentences, 2 requests) and the first window (32+ chunks) get through.
+    proxy.faults.fail_after = 2 + 5
+    failed = cli("ingest", str(docs), env=env)
     assert failed.returncode != 0
-    lines = [line for line in failed.stderr.splitlines() if line.strip()]
-    assert "Traceback" not in failed.stderr
-    assert any(proxy.url in line and "HTTP 503" in line for line in lines), failed.stderr
+    lines = [line for line in failed.stderr.splitlines() if line.startswith("error:")]
+    assert "Traceback" not in failed.stderr and len(lines) == 1, failed.stderr
+    assert proxy.url in lines[0] and "HTTP 503" in lines[0] and "left" in lines[0], lines
     assert "sk-secret" not in failed.stderr + failed.stdout
-    proxy.faults.fail_always = None
-    again = subprocess.run(
-        [sys.executable, "-m", "ragcli", "ingest", str(first), "--json"], env=env,
-        capture_output=True, text=True, timeout=300,
-    )
-    assert again.returncode == 0, again.stderr
-    import json
+    stored = int(lines[0].split(" file")[0].rsplit(";", 1)[1])
+    assert 0 < stored < 12, lines[0]
 
+    proxy.faults.fail_after = None
+    proxy.faults.fail_always = None
+    again = cli("ingest", str(docs), "--json", env=env)
+    assert again.returncode == 0, again.stderr
     report = json.loads(again.stdout)
-    statuses = {f["path"].rsplit("/", 1)[-1]: f["status"] for f in report["files"]}
-    assert report["files_unchanged"] == 1 and statuses == {"b.md": "new"}, report
+    assert report["files_unchanged"] == stored and report["files_new"] == 12 - stored, report
+
+
+def test_ctrl_c_with_requests_in_flight_stops_at_once(proxy, tmp_path):
+    import os
+    import signal
+
+    docs = tmp_path / "docs"
+    long_files(docs, 12)
+    env = {
+        **os.environ,
+        "RAGCLI_EMBEDDING__PROVIDER": "openai",
+        "RAGCLI_EMBEDDING__URL": proxy.url,
+        "RAGCLI_EMBEDDING__BATCH_SIZE": "8",
+        "RAGCLI_INGEST__WORKERS": "1",
+        "RAGCLI_STORE": str(tmp_path / "store"),
+    }
+    first = tmp_path / "first.md"
+    first.write_text("# First\n\nThe probe of the server is done with this ingest.\n")
+    assert cli("ingest", str(first), env=env).returncode == 0
+    proxy.faults.slow, proxy.faults.delay = 1000, 30.0  # every reply waits 30 s
+    received = proxy.faults.received
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ragcli", "ingest", str(docs)], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 120
+    while proxy.faults.received == received:  # till a request is held by the proxy
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.1)
+    time.sleep(0.5)
+    started = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    stopped_in = time.monotonic() - started
+    assert process.returncode == 130, err
+    assert stopped_in < 3, f"stopped in {stopped_in:.1f} s: {err}"
+    assert "interrupted" in err and "Traceback" not in err
 
 
 def test_unnormalised_vectors_are_normalised(proxy, local_vectors):

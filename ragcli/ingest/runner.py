@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ragcli.errors import RagcliError
+from ragcli.errors import BackendError, RagcliError
 from ragcli.ingest import loaders
 from ragcli.ingest.activity import Activity
 from ragcli.ingest.cancel import IngestInterrupted, StopFlag, StopRequested
@@ -225,7 +225,14 @@ class Ingestor:
             report.seconds = time.perf_counter() - started
             # Entries with no outcome were not stored (read ahead, or embedding): left.
             report.interrupted, report.files_left = True, len(entries) - len(report.files)
+            self._close_embedder()  # requests in flight to a server are not waited for
             raise IngestInterrupted(report, report.files_left) from None
+        except BackendError as error:  # an embedding server that gave up after its retries
+            left, stored = len(entries) - len(report.files), report.stored()
+            raise BackendError(
+                f"{error}; {stored} file{'' if stored == 1 else 's'} stored, {left} left: "
+                "run the same command to finish"
+            ) from None
         finally:
             prepared.close()  # the reading thread stops too
             close = getattr(source, "close", None)
@@ -308,13 +315,19 @@ class Ingestor:
                     if progress:
                         progress(done, total, embedded)
                 embedded += batches.send(windowed(pending)) + batches.flush()
-            except StopRequested:
-                # The files already embedded are written before the stop goes on: one
-                # write, while the window in progress is left to the next run.
+            except (StopRequested, BackendError):
+                # The files already embedded are written before the stop (or an embedding
+                # server that gave up) ends the run: one write, while the window in
+                # progress is left to the next run.
                 items, vectors = finished(batches.unwritten())
                 store(items, vectors)
                 raise
         return embedded
+
+    def _close_embedder(self) -> None:
+        close = getattr(self.embedder, "close", None)
+        if close is not None:
+            close()
 
     def _embed(self, pending: list[Item]) -> Any:
         texts = [text for item in pending for text in embed_texts(item)]
