@@ -4,7 +4,9 @@
     .venv/bin/python scripts/benchmark.py --quick    # 500 abstracts, a fast check
     .venv/bin/python scripts/benchmark.py --json     # the same numbers as JSON
 
-Rows: raw embedding throughput (sentence-transformers and ONNX, the same chunks, and ONNX
+Rows (--engine adds ingest through a real embedding engine against a bare client of it,
+scripts/bench_engine.py): raw embedding throughput (sentence-transformers and ONNX, the
+same chunks, and ONNX
 with `embedding.precision: int8` against fp32); `ragcli ingest` of long Markdown files (the
 repository's README and docs/, repeated) against raw ONNX on the same chunk texts;
 `ragcli ingest`, `ragcli eval`'s write of the same abstracts as a BEIR corpus (through the
@@ -310,6 +312,8 @@ def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[
     env = clean_env(work)
     ragcli = ragcli_command()
     rows.append(long_markdown_row(work, env, onnx, args.markdown_copies, say))
+    if args.engine:
+        rows.append(engine_row(corpus_dir, texts, work, env, say))
     ingest_cmd = [*ragcli, "ingest", str(corpus_dir), "--store", str(store), "--json"]
     say("ragcli ingest")
     first_s, out, first_cpu = run_timed(ingest_cmd, work, env)
@@ -803,6 +807,24 @@ def long_markdown_row(work: Path, env: dict[str, str], onnx, copies: int, say) -
     )
 
 
+def engine_row(corpus: Path, texts: list[str], work: Path, env: dict[str, str], say) -> Row:
+    """`ragcli ingest` through a real engine (Infinity) against a bare client of it."""
+    from scripts.bench_engine import engine_row as measure_engine
+    from tests.embedding_servers import INFINITY
+
+    if not INFINITY.exists():
+        why = "run scripts/install_infinity.sh"
+        return skipped("ingest", "ragcli ingest through Infinity", why)
+
+    def timed(command: list[str], engine_env: dict[str, str]) -> tuple[float, str]:
+        seconds, out, _ = run_timed([*ragcli_command(), *command], work, engine_env)
+        return seconds, out
+
+    found = measure_engine(corpus, texts, work, env, timed, say)
+    return Row("ingest", found["name"], found["value"], found["target"], found["passed"],
+               found["data"])
+
+
 def rename_row(
     docs: list[tuple[str, str, str]],
     corpus_chunks: int,
@@ -1193,6 +1215,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=int,
         default=8,
         help="copies of README + docs/ in the long-Markdown ingest row (default 8)",
+    )
+    parser.add_argument(
+        "--engine",
+        action="store_true",
+        help="add the row of ingest through a real embedding engine (Infinity, made by "
+        "scripts/install_infinity.sh) against a bare client of it",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
