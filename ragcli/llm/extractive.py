@@ -41,6 +41,7 @@ from ragcli.models import (
     Standalone,
     SubAnswer,
     Verification,
+    heading_line,
 )
 from ragcli.store.embedder import Embedder
 
@@ -150,9 +151,12 @@ class ExtractiveBackend:
             # heading does.
             heading = chunk.metadata.heading or ""
             section = heading.rsplit(" > ", 1)[-1] if " > " in heading else ""
+            path_line = heading_line(heading) if heading else ""
             for position, unit in enumerate(units(chunk.content)):
                 sentence = unit.text
                 if unit.kind == "heading":
+                    if position == 0 and path_line.startswith(sentence):
+                        continue  # the path the chunker put first (perhaps cut): as above
                     section = "" if sentence.startswith("# ") else sentence.lstrip("#").strip()
                     continue  # a heading is not an answer, but it says what follows is about
                 if len(WORD.findall(sentence)) < 3:
@@ -164,9 +168,7 @@ class ExtractiveBackend:
 
     def _embedded(self, found: list[Found]) -> list[Candidate]:
         vectors = self._vectors([text for text, _, _, _ in found])
-        return [
-            Candidate(t, n, p, v, h) for (t, n, p, h), v in zip(found, vectors, strict=False)
-        ]
+        return [Candidate(t, n, p, v, h) for (t, n, p, h), v in zip(found, vectors, strict=False)]
 
     @staticmethod
     def _most_promising(found: list[Found], coverage: list[float]) -> list[int]:
