@@ -95,9 +95,7 @@ def test_the_offline_backend_reads_the_path_line_as_a_heading_not_an_answer(tmp_
     backend = ExtractiveBackend(
         service.embedder(settings), settings.llm, service.calibration(settings)
     )
-    heading = " > ".join(
-        (make.LOCALIZED_TITLE, make.LOCALIZED_SECTION, make.LOCALIZED_SUBSECTION)
-    )
+    heading = " > ".join((make.LOCALIZED_TITLE, make.LOCALIZED_SECTION, make.LOCALIZED_SUBSECTION))
     sections = load(make.make_localized_docx(tmp_path / "warehouse.docx")).sections
     counter = TokenCounter(bundled_model_dir())
     (chunk,) = [c for c in Chunker(counter).chunk(sections) if c.heading == heading]
@@ -140,3 +138,26 @@ def test_chunks_under_a_heading_path_still_quote_their_heading_of_their_own(tmp_
         "Run the installer as an administrator.": "Install",
         "Unpack the tarball into the opt folder first.": "Linux",
     }
+
+
+def test_a_pdf_outline_gives_each_page_its_heading_path(tmp_path):
+    from pypdf import PdfWriter
+
+    from tests.conftest import SAMPLE
+
+    writer = PdfWriter(clone_from=SAMPLE / "docs" / "admin_guide.pdf")
+    guide = writer.add_outline_item(title="Administrator guide", page_number=0)
+    writer.add_outline_item(title="Security", page_number=1, parent=guide)
+    writer.add_outline_item(title="Operations", page_number=2, parent=guide)
+    path = tmp_path / "guide.pdf"
+    writer.write(path)
+    sections = load(path).sections
+    assert [s.heading for s in sections] == [
+        "Administrator guide",
+        "Administrator guide > Security",
+        "Administrator guide > Operations",
+        "Administrator guide > Operations",
+    ]
+    counter = TokenCounter(bundled_model_dir())
+    for chunk in Chunker(counter).chunk(sections):
+        assert chunk.text.startswith(f"# {sections[chunk.page - 1].heading}\n\n")
