@@ -78,8 +78,10 @@ class Chunker:
         opens = not line or _opens_with(text, section.heading or "")
         budget = self.budget - line_tokens
         tokens = self.counter.count(text)
-        if tokens <= (self.budget if opens else budget):
-            return [self._make(text if opens else prefix + text, "section", section)]
+        if opens and tokens <= self.budget:
+            return [self._make(text, "section", section, tokens)]
+        if tokens <= budget:  # word pieces add up across the line break
+            return [self._make(prefix + text, "section", section, tokens + line_tokens)]
         bodies: list[list[Piece]] = []
         current: list[Piece] = []
         used = 0
@@ -174,13 +176,13 @@ class Chunker:
             used += piece.tokens
         return tail
 
-    def _make(self, text: str, method: str, section: Section) -> Chunk:
-        tokens = self.counter.count(text)
+    def _make(self, text: str, method: str, section: Section, tokens: int | None = None) -> Chunk:
+        """A chunk of `text`, whose word pieces are counted unless known (`tokens`)."""
+        tokens = self.counter.count(text) if tokens is None else tokens
+        total = tokens + self.counter.special
         if tokens > self.budget:  # joining never adds pieces; this guards that belief
-            total = tokens + self.counter.special
             raise AssertionError(f"chunk of {total} word pieces exceeds the limit")
         extra = {"locator": section.locator} if section.locator else {}
-        total = tokens + self.counter.special
         return Chunk(text, total, method, section.page, section.heading, extra)
 
 
