@@ -26,6 +26,14 @@ class Record(BaseModel):
         return cls.model_json_schema(mode="serialization")
 
 
+def heading_line(heading: str) -> str:
+    """The first line the chunker gives a chunk, so its heading path ("Report >
+    Introduction", a slide title, a sheet name) is embedded and BM25-indexed with its
+    text. A Markdown heading line, which segment.py reads as a heading, never as an answer
+    sentence; the extractive backend knows it by this exact form."""
+    return "# " + " ".join(heading.split())
+
+
 class ChunkMetadata(BaseModel):
     model_config = ConfigDict(extra="allow")
 

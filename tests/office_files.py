@@ -64,6 +64,59 @@ def make_docx(path: Path) -> Path:
     return path
 
 
+# A Word document as a localized Word saves it: the heading styles' ids are not `HeadingN`
+# and their names are not English; only their outline level (w:outlineLvl) says what they
+# are. No section's text repeats the words of its heading.
+LOCALIZED_TITLE = "Lagerhalle Nord"
+LOCALIZED_SECTION = "Gabelstapler-Schulung"  # heading 1: a style with id "1"
+LOCALIZED_SUBSECTION = "Forklift recertification"  # heading 2: style id "2"
+LOCALIZED_FACT = "Drivers renew their card every 36 months with Ingrid Solberg."
+LOCALIZED_INHERITED = "Loading dock rota"  # a style based on heading 1's, no level of its own
+LOCALIZED_OWN_LEVEL = "Visitor badges"  # a plain paragraph with its own outline level
+LOCALIZED_BODY = "Kept as body text although its style is based on a heading."
+
+
+def make_localized_docx(path: Path) -> Path:
+    import docx
+    from docx.enum.style import WD_STYLE_TYPE
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
+
+    def outline(properties, level: int) -> None:
+        element = OxmlElement("w:outlineLvl")
+        element.set(qn("w:val"), str(level))
+        properties.append(element)
+
+    document = docx.Document()
+    styles = document.styles
+    top = styles.add_style("見出し 1", WD_STYLE_TYPE.PARAGRAPH)
+    top.element.set(qn("w:styleId"), "1")
+    outline(top.element.get_or_add_pPr(), 0)
+    second = styles.add_style("見出し 2", WD_STYLE_TYPE.PARAGRAPH)
+    second.element.set(qn("w:styleId"), "2")
+    outline(second.element.get_or_add_pPr(), 1)
+    green = styles.add_style("Kop groen", WD_STYLE_TYPE.PARAGRAPH)
+    green.base_style = top
+    body = styles.add_style("Kop tekst", WD_STYLE_TYPE.PARAGRAPH)
+    body.base_style = top
+    outline(body.element.get_or_add_pPr(), 9)  # outline level 9: body text
+
+    document.add_paragraph(LOCALIZED_TITLE, style="Title")
+    document.add_paragraph("Rules for everyone working in the north building.")
+    document.add_paragraph(LOCALIZED_SECTION, style=top)
+    document.add_paragraph("Only trained staff may drive in the aisles.")
+    document.add_paragraph(LOCALIZED_SUBSECTION, style=second)
+    document.add_paragraph(LOCALIZED_FACT)
+    document.add_paragraph(LOCALIZED_INHERITED, style=green)
+    document.add_paragraph("Trucks unload between six and ten in the morning.")
+    document.add_paragraph(LOCALIZED_BODY, style=body)
+    badges = document.add_paragraph(LOCALIZED_OWN_LEVEL)
+    outline(badges._p.get_or_add_pPr(), 0)
+    document.add_paragraph("Guests collect a pass at the gate and return it when leaving.")
+    document.save(str(path))
+    return path
+
+
 def make_pptx(path: Path) -> Path:
     from pptx import Presentation
     from pptx.chart.data import CategoryChartData

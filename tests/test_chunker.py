@@ -20,7 +20,8 @@ def test_short_section_is_one_chunk(counter):
     chunks = Chunker(counter).chunk([Section("A short note.", heading="Intro")])
     assert len(chunks) == 1
     assert chunks[0].method == "section" and chunks[0].heading == "Intro"
-    assert chunks[0].token_count == full_length(counter, "A short note.")
+    assert chunks[0].text == "# Intro\n\nA short note."
+    assert chunks[0].token_count == full_length(counter, chunks[0].text)
 
 
 def test_no_chunk_exceeds_the_model_window(counter):
@@ -60,3 +61,55 @@ def test_overlap_repeats_the_tail_of_the_previous_chunk(counter):
         assert first_of_next in before.text and last_of_previous in after.text
     without = Chunker(counter, max_tokens=128, overlap_tokens=0).chunk([Section(text)])
     assert len(without) < len(chunks)
+
+
+def test_every_chunk_carries_its_heading_path_inside_the_window(counter):
+    """A heading kept outside the text (a Word heading, a sheet name) is embedded and
+    indexed with every chunk under it, and counted in the window."""
+    text = "\n\n".join(
+        " ".join(f"Valve {i}.{j} opens at dawn." for j in range(12)) for i in range(9)
+    )
+    heading = "Plant manual > Cooling circuit > Valves"
+    chunks = Chunker(counter, max_tokens=96, overlap_tokens=16).chunk(
+        [Section(text, heading=heading)]
+    )
+    assert len(chunks) > 3
+    for chunk in chunks:
+        assert chunk.text.startswith("# Plant manual > Cooling circuit > Valves\n\n")
+        assert full_length(counter, chunk.text) <= 96
+        assert chunk.token_count == full_length(counter, chunk.text)
+    body = " ".join(c.text.split("\n\n", 1)[1] for c in chunks)
+    assert all(f"Valve {i}.11 opens" in body for i in range(9))  # nothing lost
+
+
+def test_a_chunk_that_opens_with_its_heading_gets_no_second_one(counter):
+    """A Markdown section's first chunk begins with its own heading line, a slide with its
+    title: only the chunks after it take the path."""
+    text = "## Linux\n\n" + " ".join(f"Step {i} runs the installer." for i in range(60))
+    chunks = Chunker(counter, max_tokens=64, overlap_tokens=0).chunk(
+        [
+            Section(text, heading="Install > Linux"),
+            Section("Cloud growth\n\nEU: 4120", heading="Cloud growth"),
+        ]
+    )
+    assert chunks[0].text.startswith("## Linux\n\nStep 0")
+    assert all(c.text.startswith("# Install > Linux\n\nStep ") for c in chunks[1:-1])
+    assert chunks[-1].text == "Cloud growth\n\nEU: 4120"
+    # A heading word that merely starts the text is not the heading.
+    (intro,) = Chunker(counter).chunk(
+        [Section("Introductions take a minute.", heading="Introduction")]
+    )
+    assert intro.text == "# Introduction\n\nIntroductions take a minute."
+
+
+def test_a_heading_too_long_for_its_share_of_the_window_is_cut(counter):
+    heading = " > ".join(f"Part {i} of an absurdly deep outline" for i in range(40))
+    chunks = Chunker(counter, max_tokens=64, overlap_tokens=0).chunk(
+        [Section("The body says one thing. " * 30, heading=heading)]
+    )
+    for chunk in chunks:
+        line, body = chunk.text.split("\n\n", 1)
+        assert line.startswith("# Part 0 of an absurdly deep outline > Part 1")
+        assert full_length(counter, line) <= 2 + (64 - 2) // 4
+        assert body.startswith("The body says one thing.")
+        assert full_length(counter, chunk.text) <= 64

@@ -75,7 +75,7 @@ def test_office_files_saved_by_libreoffice_read_like_the_library_made_ones():
     assert section_with(pptx, make.PPTX_ALT_TEXT).locator == "slide 3"
     odt = load(FIXTURES / "onboarding_checklist.odt").sections
     table = section_with(odt, make.DOCX_TABLE_FACT)
-    assert table.heading == "First week > Accounts and hardware"
+    assert table.heading == "New administrator onboarding > First week > Accounts and hardware"
     assert "Tom Becker: " + make.DOCX_COMMENT in section_with(odt, make.DOCX_COMMENT).text
     assert make.DOCX_COMMENT not in table.text  # a comment is not read into the paragraph
     rtf = load(FIXTURES / "onboarding_checklist.rtf").sections

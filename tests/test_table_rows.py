@@ -67,7 +67,7 @@ def test_a_split_sheet_section_gives_each_chunk_its_own_rows(first):
     assert len(chunks) > 2
     for chunk in chunks:
         numbers = expand_rows(chunk.extra["rows"])
-        body = [line for line in chunk.text.split("\n") if not line.startswith("#")]
+        body = [ln for ln in chunk.text.split("\n") if ln and not ln.startswith("#")]
         assert body == [f"Item: Product number {n}; Price: {n * 7}; Currency: EUR" for n in numbers]
         assert chunk.extra["locator"] == f"Prices, rows {numbers[0]}–{numbers[-1]}"
 

@@ -2,7 +2,13 @@
 
 No chunk exceeds `max_tokens` word pieces with [CLS]/[SEP] included, so nothing is
 silently truncated at embedding time. Text is split at headings (the loader's
-sections), then paragraphs, then sentences, and only then cut at token boundaries."""
+sections), then paragraphs, then sentences, and only then cut at token boundaries.
+
+Every chunk of a section with a heading path starts with that path as a Markdown heading
+line (`# Report > Introduction`, models.heading_line), counted inside the window, unless
+the chunk already begins with its heading (a Markdown section's `## Heading` line, a
+slide's title): a heading Word, a sheet or a slide keeps outside the text is then
+embedded and indexed like a Markdown one, in every format alike."""
 
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ from typing import Any
 
 from ragcli.ingest.loaders import Section
 from ragcli.ingest.loaders.base import compact_rows, rows_locator
+from ragcli.models import heading_line
 from ragcli.store.tokenizer import TokenCounter
 
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
@@ -24,6 +31,10 @@ LONG_WORD = re.compile(r"\w{101,}")
 WORD_CHARS = 100
 # How finely a chunk's text had to be split, coarsest first.
 METHODS = ("section", "paragraph", "sentence", "token")
+# A heading line may take at most this share of a chunk's window; a longer path is cut.
+HEADING_SHARE = 4
+# Heading marks and spaces before a heading's text, for "does the chunk begin with it".
+HEADING_MARKS = re.compile(r"^[#\s]+")
 
 
 @dataclass
@@ -64,33 +75,63 @@ class Chunker:
 
     def _chunk_section(self, section: Section) -> list[Chunk]:
         text = LONG_WORD.sub(_break_long_word, section.text.strip())
+        line, line_tokens = self._heading_line(section.heading)
+        prefix = f"{line}\n\n" if line else ""
+        # The first chunk needs no heading line when the text already opens with it.
+        opens = not line or _opens_with(text, section.heading or "")
+        budget = self.budget - line_tokens
         tokens = self.counter.count(text)
-        if tokens <= self.budget:
-            return [self._make(text, tokens, "section", section)]
-        # A table's rows are split between lines only, so each chunk holds whole rows.
-        pieces = self._row_pieces(text) if section.rows else self._pieces(text)
-        chunks: list[Chunk] = []
+        if opens and tokens <= self.budget:
+            return [self._make(text, "section", section, tokens)]
+        if tokens <= budget:  # word pieces add up across the line break
+            return [self._make(prefix + text, "section", section, tokens + line_tokens)]
+        bodies: list[list[Piece]] = []
         current: list[Piece] = []
         used = 0
+        # A table's rows are split between lines only, so each chunk holds whole rows.
+        pieces = self._row_pieces(text, budget) if section.rows else self._pieces(text, budget)
         for piece in pieces:
-            if current and used + piece.tokens > self.budget:
-                chunks.append(self._join(current, section))
-                current = self._overlap_tail(current, room=self.budget - piece.tokens)
+            if current and used + piece.tokens > budget:
+                bodies.append(current)
+                current = self._overlap_tail(current, room=budget - piece.tokens)
                 used = sum(p.tokens for p in current)
             current.append(piece)
             used += piece.tokens
         if current:
-            chunks.append(self._join(current, section))
+            bodies.append(current)
+        chunks = []
+        for number, pieces in enumerate(bodies):
+            method = max((p.method for p in pieces), key=METHODS.index)
+            head = "" if number == 0 and opens else prefix
+            lines = sorted({p.line for p in pieces if p.line is not None})
+            chunks.append(self._make(head + _joined(pieces), method, section, lines=lines))
         return chunks
 
-    def _pieces(self, text: str) -> list[Piece]:
+    def _heading_line(self, heading: str | None) -> tuple[str, int]:
+        """The section's heading line and its word pieces; ("", 0) without a heading. A
+        path longer than its share of the window is cut between words."""
+        if not heading or not heading.strip():
+            return "", 0
+        line = heading_line(LONG_WORD.sub(_break_long_word, heading))
+        limit = self.budget // HEADING_SHARE
+        offsets = self.counter.offsets(line)
+        if len(offsets) > limit:
+            cut = limit
+            while cut > 1 and offsets[cut][0] == offsets[cut - 1][1]:
+                cut -= 1  # not inside a word
+            if cut <= 1:  # one word longer than the share: cut inside it
+                cut = limit
+            line = line[: offsets[cut][0]].rstrip()
+        return line, self.counter.count(line)
+
+    def _pieces(self, text: str, budget: int) -> list[Piece]:
         pieces: list[Piece] = []
         for paragraph in PARAGRAPH_BREAK.split(text):
             paragraph = paragraph.strip()
             if not paragraph:
                 continue
             tokens = self.counter.count(paragraph)
-            if tokens <= self.budget:
+            if tokens <= budget:
                 pieces.append(Piece(paragraph, tokens, "paragraph", True))
                 continue
             first = True
@@ -98,22 +139,22 @@ class Chunker:
                 sentence = sentence.strip()
                 if not sentence:
                     continue
-                for part, part_tokens, method in self._sentence_parts(sentence):
+                for part, part_tokens, method in self._sentence_parts(sentence, budget):
                     pieces.append(Piece(part, part_tokens, method, first))
                     first = False
         return pieces
 
-    def _row_pieces(self, text: str) -> list[Piece]:
+    def _row_pieces(self, text: str, budget: int) -> list[Piece]:
         pieces = []
         for index, line in enumerate(text.split("\n")):
             if line.strip():
-                for part, tokens, method in self._sentence_parts(line.strip()):
+                for part, tokens, method in self._sentence_parts(line.strip(), budget):
                     pieces.append(Piece(part, tokens, method, False, index))
         return pieces
 
-    def _sentence_parts(self, sentence: str) -> list[tuple[str, int, str]]:
+    def _sentence_parts(self, sentence: str, budget: int) -> list[tuple[str, int, str]]:
         tokens = self.counter.count(sentence)
-        if tokens <= self.budget:
+        if tokens <= budget:
             return [(sentence, tokens, "sentence")]
         # A sentence longer than the model's window: cut between words where possible, since
         # a word cut in half re-tokenizes into different (often more) pieces.
@@ -121,7 +162,7 @@ class Chunker:
         parts = []
         start = 0
         while start < len(offsets):
-            end = min(start + self.budget, len(offsets))
+            end = min(start + budget, len(offsets))
             if end < len(offsets):
                 cut = end
                 while cut > start + 1 and offsets[cut][0] == offsets[cut - 1][1]:
@@ -131,9 +172,9 @@ class Chunker:
                 stop = offsets[end][0] if end < len(offsets) else len(sentence)
                 part = sentence[offsets[start][0] : stop].strip()
                 count = self.counter.count(part)
-                if count <= self.budget or end - start <= 1:
+                if count <= budget or end - start <= 1:
                     break
-                end -= max(1, (count - self.budget))
+                end -= max(1, (count - budget))
             parts.append((part, count, "token"))
             start = end
         return parts
@@ -149,22 +190,17 @@ class Chunker:
             used += piece.tokens
         return tail
 
-    def _join(self, pieces: list[Piece], section: Section) -> Chunk:
-        parts = [pieces[0].text]
-        for before, piece in zip(pieces, pieces[1:], strict=False):
-            if piece.new_paragraph:
-                parts.append("\n\n")
-            else:  # a row keeps its own line; the parts of one over-long row share it
-                parts.append("\n" if piece.line != before.line else " ")
-            parts.append(piece.text)
-        text = "".join(parts)
-        method = max((p.method for p in pieces), key=METHODS.index)
-        lines = sorted({p.line for p in pieces if p.line is not None})
-        return self._make(text, self.counter.count(text), method, section, lines)
-
     def _make(
-        self, text: str, tokens: int, method: str, section: Section, lines: list[int] | None = None
+        self,
+        text: str,
+        method: str,
+        section: Section,
+        tokens: int | None = None,
+        lines: list[int] | None = None,
     ) -> Chunk:
+        """A chunk of `text`, whose word pieces are counted unless known (`tokens`); a
+        table's chunk made of some of its section's `lines` is cited by their rows."""
+        tokens = self.counter.count(text) if tokens is None else tokens
         total = tokens + self.counter.special
         if tokens > self.budget:  # joining never adds pieces; this guards that belief
             raise AssertionError(f"chunk of {total} word pieces exceeds the limit")
@@ -176,14 +212,34 @@ class Chunker:
         return Chunk(text, total, method, section.page, section.heading, extra)
 
 
+def _joined(pieces: list[Piece]) -> str:
+    parts = [pieces[0].text]
+    for before, piece in zip(pieces, pieces[1:], strict=False):
+        if piece.new_paragraph:
+            parts.append("\n\n")
+        else:  # a row keeps its own line; the parts of one over-long row share it
+            parts.append("\n" if piece.line is not None and piece.line != before.line else " ")
+        parts.append(piece.text)
+    return "".join(parts)
+
+
 def _rows_of(section: Section, lines: list[int] | None) -> list[int]:
     """The row numbers of a chunk's lines (all the section's when it is whole). Rows are
-    matched to the section's last lines: a line put before them (a heading) has no row."""
+    matched to the section's last lines: a line put before them has no row."""
     rows = section.rows or ()
-    if lines is None:
+    if not lines:
         return list(rows)
     offset = len(section.text.strip().split("\n")) - len(rows)
     return [rows[i - offset] for i in lines if 0 <= i - offset < len(rows)]
+
+
+def _opens_with(text: str, heading: str) -> bool:
+    """Whether `text` begins with its heading: the whole path, or its last part (the
+    section's own title, as a Markdown section or a slide begins), heading marks aside."""
+    start = " ".join(HEADING_MARKS.sub("", text[: len(heading) + 16]).split()).casefold()
+    wanted = " ".join(heading.split()).casefold()
+    own = wanted.rsplit(" > ", 1)[-1]
+    return any(re.match(re.escape(h) + r"(?!\w)", start) for h in (wanted, own))
 
 
 def _break_long_word(match: re.Match[str]) -> str:

@@ -42,6 +42,7 @@ from ragcli.models import (
     Standalone,
     SubAnswer,
     Verification,
+    heading_line,
 )
 from ragcli.store.embedder import Embedder
 
@@ -167,9 +168,12 @@ class ExtractiveBackend:
             # heading does.
             heading = chunk.metadata.heading or ""
             section = heading.rsplit(" > ", 1)[-1] if " > " in heading else ""
+            path_line = heading_line(heading) if heading else ""
             for position, unit in enumerate(units(chunk.content)):
                 sentence = unit.text
                 if unit.kind == "heading":
+                    if position == 0 and path_line.startswith(sentence):
+                        continue  # the path the chunker put first (perhaps cut): as above
                     section = "" if sentence.startswith("# ") else sentence.lstrip("#").strip()
                     continue  # a heading is not an answer, but it says what follows is about
                 if len(WORD.findall(sentence)) < 3:

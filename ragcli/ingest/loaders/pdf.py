@@ -1,5 +1,6 @@
 """PDF: each page's text layer with pypdf (`page N`); a page without one (a scan) is
-rendered at 300 dpi with pypdfium2 and read by OCR (`page N (OCR)`)."""
+rendered at 300 dpi with pypdfium2 and read by OCR (`page N (OCR)`). A PDF with an outline
+(bookmarks) gives each page the heading path of the last entry starting on or before it."""
 
 from __future__ import annotations
 
@@ -60,16 +61,42 @@ def _text_layer(path: Path) -> list[Section]:
                 raise
             except Exception:
                 raise LoadError("encrypted PDF (needs a password)") from None
-        return [
-            Section(page.extract_text() or "", page=number, locator=f"page {number}")
-            for number, page in enumerate(reader.pages, start=1)
-        ]
+        headings = _outline_starts(reader)
+        sections = []
+        for number, page in enumerate(reader.pages, start=1):
+            heading = next((path for first, path in reversed(headings) if first <= number), None)
+            text = page.extract_text() or ""
+            sections.append(Section(text, page=number, heading=heading, locator=f"page {number}"))
+        return sections
     except LoadError:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
         raise LoadError(f"corrupt PDF ({type(exc).__name__}: {str(exc)[:80]})") from None
     except Exception as exc:  # pypdf raises a wide range of errors on damaged files
         raise LoadError(f"corrupt PDF ({type(exc).__name__})") from None
+
+
+def _outline_starts(reader: Any) -> list[tuple[int, str]]:
+    """(first page, heading path) of each outline entry, by first page. pypdf lists an
+    entry's children as a list right after it. A damaged outline is no outline."""
+    starts: list[tuple[int, str]] = []
+
+    def walk(items: list[Any], path: list[str]) -> None:
+        previous: str | None = None
+        for item in items:
+            if isinstance(item, list):
+                walk(item, path + [previous] if previous else path)
+                continue
+            previous = " ".join(str(getattr(item, "title", "") or "").split()) or None
+            page = reader.get_destination_page_number(item)
+            if previous and page is not None and page >= 0:
+                starts.append((page + 1, " > ".join(path + [previous])))
+
+    try:
+        walk(reader.outline, [])
+    except Exception:  # pypdf raises many kinds on a damaged outline
+        return []
+    return sorted(starts, key=lambda start: start[0])  # stable: outline order within a page
 
 
 def _ocr(

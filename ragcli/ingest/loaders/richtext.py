@@ -1,6 +1,6 @@
 """Rich text: .rtf with striprtf (its text; RTF keeps no heading structure a reader can
-rely on) and OpenDocument .odt with odfpy (paragraphs under their headings, tables as
-`header: value` rows)."""
+rely on) and OpenDocument .odt with odfpy (paragraphs under their title and headings,
+tables as `header: value` rows)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def load_odt(path: Path) -> LoadedFile:
 
     try:
         document = load(str(path))
-        sections = _odt_sections(document.text)
+        sections = _odt_sections(document.text, _title_styles(document))
     except LoadError:
         raise
     except Exception as exc:  # odfpy raises many kinds on damaged files
@@ -78,7 +78,17 @@ def _odt_text(node: Any, comments: list[str]) -> str:
     return "".join(parts)
 
 
-def _odt_sections(body: Any) -> list[Section]:
+def _title_styles(document: Any) -> set[str]:
+    """The paragraph styles of a document's title: `Title` and automatic styles on it."""
+    names = {"Title"}
+    for style in document.automaticstyles.childNodes:
+        if getattr(style, "qname", (None, None))[1] == "style":
+            if style.getAttribute("parentstylename") == "Title":
+                names.add(style.getAttribute("name"))
+    return names
+
+
+def _odt_sections(body: Any, title_styles: set[str]) -> list[Section]:
     sections: list[Section] = []
     path: list[tuple[int, str]] = []
     lines: list[str] = []
@@ -105,7 +115,10 @@ def _odt_sections(body: Any) -> list[Section]:
                     path.append((level, text))
             elif tag == "p":
                 text = _odt_text(child, comments).strip()
-                if text:
+                if text and child.getAttribute("stylename") in title_styles:
+                    flush()  # the title heads the path, as a Word document's does
+                    path[:] = [(0, text)]
+                elif text:
                     lines.append(text)
             elif tag == "table":
                 lines.append("\n".join(table_lines(_odt_rows(child))))

@@ -1,5 +1,7 @@
-"""Word .docx with python-docx: paragraphs under their heading styles (the heading path is
-the locator, as for Markdown), tables as `header: value` rows, text boxes and comments kept."""
+"""Word .docx with python-docx: paragraphs under their headings (the heading path is the
+section's heading, as for Markdown), tables as `header: value` rows, text boxes and
+comments kept. A heading is known by its outline level, the paragraph's own or its
+style's, so a localized style (id `2`, name `Überschrift 2`) is found as `Heading2` is."""
 
 from __future__ import annotations
 
@@ -32,16 +34,48 @@ def load_docx(path: Path) -> LoadedFile:
     return LoadedFile("docx", sections)
 
 
+# w:outlineLvl 0-8 are heading levels 1-9; 9 is body text.
+BODY_TEXT = 9
+BODY = -1  # what _outline_level says of body text
+
+
 def _level(paragraph: Any) -> int | None:
-    """The outline level of a heading paragraph (0 for the title), else None."""
+    """The outline level of a heading paragraph (1 for a top heading, 0 for the title),
+    else None: the paragraph's own w:outlineLvl, else its style's, else the style's
+    built-in kind (Title, heading N), along the chain of styles it is based on."""
+    own = _outline_level(paragraph._p.pPr)
+    if own is not None:
+        return own if own != BODY else None
     try:
-        name = paragraph.style.name if paragraph.style is not None else ""
+        style = paragraph.style
     except (KeyError, AttributeError):
         return None
-    if name.lower() == "title":
-        return 0
-    match = HEADING_STYLE.match(name or "")
-    return int(match.group(1)) if match else None
+    seen: set[str] = set()  # a chain that loops back on itself ends
+    while style is not None and style.style_id not in seen:
+        seen.add(style.style_id)
+        level = _outline_level(style.element.pPr)
+        if level is not None:
+            return level if level != BODY else None
+        name = (style.name or "").strip()
+        if name.lower() == "title":
+            return 0
+        match = HEADING_STYLE.match(name)
+        if match:
+            return int(match.group(1))
+        style = style.base_style
+    return None
+
+
+def _outline_level(properties: Any) -> int | None:
+    """The heading level a w:pPr's w:outlineLvl gives (1-9), BODY for body text, None
+    when it sets none."""
+    from docx.oxml.ns import qn
+
+    found = properties.find(qn("w:outlineLvl")) if properties is not None else None
+    value = found.get(qn("w:val")) if found is not None else None
+    if value is None or not value.strip().isdigit():
+        return None
+    return int(value) + 1 if int(value) < BODY_TEXT else BODY
 
 
 def _text_boxes(paragraph: Any) -> list[str]:
