@@ -388,6 +388,9 @@ def _describe(exc: ValidationError, origins: dict[str, str]) -> str:
     parts = [str(part) for part in error["loc"]]
     key = ".".join(parts) or "(top level)"
     source = origins.get(".".join(parts[:2])) or origins.get(parts[0] if parts else "")
+    if not source and len(parts) == 1:  # a rule across a section's keys: where they came from
+        inside = [origin for key, origin in origins.items() if key.startswith(parts[0] + ".")]
+        source = inside[-1] if inside else None
     source = source or "config.yaml"
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":

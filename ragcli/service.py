@@ -43,21 +43,31 @@ def embedder(settings: Settings, on_export: Callable[[str], None] | None = None)
 
 
 def embedder_in_background(settings: Settings, on_export: Callable[[str], None] | None = None):
-    """A future of the embedder, loading while the caller imports Chroma: onnxruntime
-    builds its session without the GIL, so the two overlap. A daemon thread: a Ctrl-C
-    while it loads (or probes a slow embedding server) does not wait for it."""
-    from concurrent.futures import Future
+    """The embedder, loading while the caller imports Chroma: onnxruntime builds its
+    session without the GIL, so the two overlap. `.result()` waits for it."""
+    from concurrent.futures import ThreadPoolExecutor
 
-    loading: Future = Future()
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragcli-embedder")
+    loading = pool.submit(embedder, settings, on_export)
+    pool.shutdown(wait=False)
+    return _Loading(loading)
 
-    def load() -> None:
+
+class _Loading:
+    """A future of the embedder. A Ctrl-C while it is awaited closes any server embedder,
+    so the exit (which waits for the loading thread) does not wait for a slow server."""
+
+    def __init__(self, future: Any):
+        self.future = future
+
+    def result(self) -> Any:
         try:
-            loading.set_result(embedder(settings, on_export))
-        except BaseException as exc:  # handed to whoever takes the result
-            loading.set_exception(exc)
+            return self.future.result()
+        except BaseException:
+            from ragcli.store.server_embedder import close_all
 
-    threading.Thread(target=load, name="ragcli-embedder", daemon=True).start()
-    return loading
+            close_all()
+            raise
 
 
 def vector_store(settings: Settings, must_exist: bool = False):

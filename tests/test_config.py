@@ -116,3 +116,20 @@ def test_config_command_redacts_secrets_and_fails_cleanly(tmp_path):
     result = runner.invoke(app, ["config", "--config", str(bad)])
     assert result.exit_code == 2
     assert "llm.temperature" in result.output and "Traceback" not in result.output
+
+
+def test_a_rule_across_a_sections_keys_names_where_they_came_from():
+    with pytest.raises(ConfigError) as raised:
+        load_settings(None, environ={"RAGCLI_EMBEDDING__PROVIDER": "openai"})
+    assert str(raised.value).startswith("RAGCLI_EMBEDDING__PROVIDER: embedding: ")
+    assert "needs embedding.url" in str(raised.value)
+
+
+def test_the_embedding_key_and_store_token_come_from_the_environment_and_are_never_shown():
+    settings = load_settings(
+        None, environ={"RAGCLI_EMBEDDING_API_KEY": "sk-abc", "RAGCLI_STORE_TOKEN": "tok-abc"}
+    )
+    assert settings.embedding.api_key is not None
+    assert settings.embedding.api_key.get_secret_value() == "sk-abc"
+    shown = str(settings.redacted())
+    assert "sk-abc" not in shown and "tok-abc" not in shown

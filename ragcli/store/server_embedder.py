@@ -14,6 +14,7 @@ from __future__ import annotations
 import queue
 import random
 import threading
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,15 @@ RETRYABLE = {408, 409, 425, 429, 500, 502, 503, 504}
 BACKOFF_BASE = 0.5  # seconds before the first retry, doubled each time
 BACKOFF_CAP = 8.0
 RETRY_AFTER_CAP = 30.0
+
+
+_open: weakref.WeakSet[ServerEmbedder] = weakref.WeakSet()
+
+
+def close_all() -> None:
+    """Close every server embedder of this process (a Ctrl-C while one is being made)."""
+    for embedder in list(_open):
+        embedder.close()
 
 
 class EmbeddingServerError(BackendError):
@@ -72,6 +82,7 @@ class ServerEmbedder:
             limits=httpx.Limits(max_connections=options.concurrency),
         )
         self._closed = threading.Event()
+        _open.add(self)
 
     def close(self) -> None:
         """Stop retrying and drop the connections (a Ctrl-C, or the end of a command)."""
