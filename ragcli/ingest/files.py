@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ragcli.ingest.chunker import Chunk, Chunker
 from ragcli.ingest.items import FileOutcome, Item
-from ragcli.ingest.loaders import LoadError, file_type_of, iter_sections
-from ragcli.ingest.parse_pool import Parsed, ParsePool, parse
+from ragcli.ingest.loaders import LoadError, current_options, file_type_of, iter_sections
+from ragcli.ingest.parse_pool import ParsePool
 from ragcli.ingest.qna import NotQnaFile, qna_chunks, qna_format
 from ragcli.ingest.reuse import StoredCopy
 from ragcli.ingest.textstream import scan_text
@@ -57,7 +57,9 @@ class FileSource:
         self.stream_bytes = stream_bytes  # text above this size is streamed, not read whole
         # (key, sha256, file type) -> the same content stored under another path, if any
         self.find_copy = find_copy
-        self.parser = parser  # parses in worker processes; None: in the calling thread
+        # Parses in worker processes once there are enough files; by default (and with one
+        # worker) in the calling thread.
+        self.parser = parser or ParsePool(chunker, current_options(), workers=1)
 
     def entries(self) -> list[Path]:
         seen: set[Path] = set()
@@ -93,17 +95,13 @@ class FileSource:
             parsed = result()
         except (LoadError, OSError) as exc:
             return self._settled(path, _failure(path, outcome.key, exc))
-        outcome.file_type, outcome.pages, outcome.chunks = (
-            parsed.file_type,
-            parsed.pages,
-            parsed.chunks,
-        )
-        outcome.ocr_pages, outcome.notes = parsed.ocr_pages, parsed.notes
+        outcome.file_type, outcome.pages = parsed.file_type, parsed.pages
+        outcome.chunks, outcome.notes = parsed.chunks, parsed.notes
+        outcome.ocr_pages = parsed.ocr_pages
         return self._settled(path, outcome)
 
     def close(self, stopping: bool = False) -> None:
-        if self.parser is not None:
-            self.parser.close(stopping)
+        self.parser.close(stopping)
 
     def _settled(self, path: Path, outcome: FileOutcome | Item) -> FileOutcome | Item:
         if isinstance(outcome, FileOutcome) and outcome.status in ("skipped", "failed"):
@@ -196,10 +194,7 @@ class FileSource:
 
             item.stream = stream
             return item
-        if self.parser is not None:
-            item.parsing = (path, self.parser.submit(path))
-            return item
-        item.parsing = (path, _done(parse(path, self.chunker)))
+        item.parsing = (path, self.parser.submit(path))
         return item
 
     def gone(self) -> list[tuple[str, str]]:
@@ -221,10 +216,6 @@ def _failure(path: Path, key: str, exc: Exception) -> FileOutcome:
     # A broken or looping symlink is named by the link, not by where it points.
     shown = str(path.absolute()) if path.is_symlink() else key
     return FileOutcome(shown, "failed", exc.strerror or str(exc))
-
-
-def _done(parsed: Parsed) -> Callable[[], Parsed]:
-    return lambda: parsed
 
 
 def _under(path: str, root: str) -> bool:

@@ -164,9 +164,7 @@ class Ingestor:
         def find_copy(key: str, sha256: str, file_type: str):
             return find_stored_copy(self.manifest, collection, key, sha256, file_type, chunk_id)
 
-        parser = None
-        if self.workers > 1:
-            parser = ParsePool(self.chunker, loaders.current_options(), self.workers)
+        parser = ParsePool(self.chunker, loaders.current_options(), self.workers)
         return FileSource(
             paths,
             collection,
