@@ -1,0 +1,46 @@
+"""Files parsed by worker processes (ingest.workers) give the same chunks and outcomes as
+parsing in one thread, a file a worker cannot read fails alone, and the workers are gone
+when the ingest returns."""
+
+from __future__ import annotations
+
+import multiprocessing
+
+from ragcli import service
+from ragcli.ingest import parse_pool
+from tests.conftest import settings_for
+
+
+def chunks_by_file(settings) -> dict[str, list[str]]:
+    got = service.vector_store(settings).collection("docs").get(include=["documents", "metadatas"])
+    found: dict[str, list[str]] = {}
+    for text, meta in zip(got["documents"], got["metadatas"], strict=True):
+        found.setdefault(meta["source_file"].rsplit("/", 1)[-1], []).append(text)
+    return {name: sorted(texts) for name, texts in found.items()}
+
+
+def test_worker_processes_parse_as_one_thread_does(tmp_path, monkeypatch):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(12):
+        (docs / f"note{n:02d}.md").write_text(f"# Note {n}\n\nHarbour {n} opens at {n + 6} am.\n")
+    (docs / "broken.docx").write_bytes(b"not a zip at all")
+    started = []
+    real = parse_pool.ParsePool._started
+
+    def counting(self):
+        started.append(self.workers)
+        return real(self)
+
+    monkeypatch.setattr(parse_pool.ParsePool, "_started", counting)
+    monkeypatch.setattr(parse_pool, "POOL_AFTER", 2)
+    pooled = settings_for(tmp_path / "pooled", **{"ingest.workers": 2})
+    one = settings_for(tmp_path / "one", **{"ingest.workers": 1})
+    reports = [service.ingestor(s).run([docs], "docs") for s in (pooled, one)]
+    assert started and set(started) == {2}  # the pooled run used the pool, the other not
+    for report in reports:
+        assert report.count("new") == 12 and report.count("failed") == 1
+    failures = [[f.reason for f in r.files if f.status == "failed"] for r in reports]
+    assert failures[0] == failures[1]
+    assert chunks_by_file(pooled) == chunks_by_file(one)
+    assert not multiprocessing.active_children()  # the workers were closed
