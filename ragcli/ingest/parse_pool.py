@@ -12,6 +12,7 @@ terminated at a stop, however long the page they were reading."""
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -79,6 +80,11 @@ class ParsePool:
         self.workers = workers
         self.submitted = 0
         self._pool: Any = None
+        # Parses in the pool by number. Their results are reached through this table, not
+        # held by the items waiting in the prefetch queue: at a stop the pool is then
+        # referenced by nothing and its semaphores are freed before the process leaves
+        # (which skips multiprocessing's own clean-up, cli._exit_now).
+        self._pending: dict[int, Any] = {}
         self._lock = threading.Lock()
 
     def submit(self, path: Path) -> Callable[[], Parsed]:
@@ -95,8 +101,9 @@ class ParsePool:
 
                 return fail
             return lambda: done
-        pending = pool.apply_async(_parse_in_worker, (str(path),))
-        return lambda: pending.get()
+        number = self.submitted
+        self._pending[number] = pool.apply_async(_parse_in_worker, (str(path),))
+        return lambda: self._pending.pop(number).get()
 
     def _started(self) -> Any:
         with self._lock:
@@ -121,3 +128,6 @@ class ParsePool:
         else:
             pool.close()
         pool.join()
+        self._pending.clear()
+        del pool
+        gc.collect()  # the pool's reference cycles, and with them its semaphores
