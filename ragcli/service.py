@@ -529,7 +529,7 @@ def refresh_stale(
             for path in missing:
                 writer.remove_file(collection, path)
             if writer.lexical:
-                writer.lexical.save(collection)
+                writer.lexical.save(collection, writer.store)
     writer.manifest.close()
     return stale
 
@@ -598,7 +598,7 @@ def remove(
     with writer.lock or contextlib.nullcontext():
         removal = remove_paths(writer.manifest, name, paths, writer.remove_file)
         if writer.lexical:
-            writer.lexical.save(name)
+            writer.lexical.save(name, writer.store)
     return removal
 
 

@@ -168,11 +168,12 @@ class TokenGuard:
     """A reverse proxy in front of a Chroma server that wants `header: value` on every
     request, as the proxy that guards a team's server does."""
 
-    def __init__(self, upstream: str, header: str, value: str):
+    def __init__(self, upstream: str, header: str | None, value: str = ""):
         import threading
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
         self.refused = 0
+        self.seen: list[tuple[str, str, bytes | None]] = []  # method, path, body
         guard = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -180,7 +181,7 @@ class TokenGuard:
                 pass
 
             def _forward(self):
-                if self.headers.get(header) != value:
+                if header is not None and self.headers.get(header) != value:
                     guard.refused += 1
                     self.send_response(401)
                     self.send_header("Content-Length", "0")
@@ -188,6 +189,7 @@ class TokenGuard:
                     return
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else None
+                guard.seen.append((self.command, self.path, body))
                 request = urllib.request.Request(
                     upstream + self.path, data=body, method=self.command,
                     headers={"Content-Type": self.headers.get("content-type", "application/json")},
@@ -270,3 +272,70 @@ def test_a_guarded_server_tenant_and_database(chroma_url, tmp_path):
         assert lost.exit_code != 0 and "no tenant 'nobody'" in lost.output, lost.output
     finally:
         guard.close()
+
+
+def chunk_reads(proxy: TokenGuard, url: str, collection: str) -> list[int | None]:
+    """The reads of `collection` a client made through `proxy` to index its chunks (ids or
+    texts alone, where showing a result reads its metadata too): how many ids each asked
+    for, None for a read of the whole collection."""
+    import chromadb
+
+    port = int(url.rsplit(":", 1)[1])
+    uuid = str(chromadb.HttpClient(host="127.0.0.1", port=port).get_collection(collection).id)
+    reads = []
+    for method, path, body in proxy.seen:
+        if method == "POST" and path.endswith(f"/{uuid}/get") and body:
+            request = json.loads(body)
+            if "metadatas" in (request.get("include") or []):
+                continue
+            wanted = request.get("ids")
+            reads.append(None if wanted is None else len(wanted))
+    proxy.seen.clear()
+    return reads
+
+
+def test_a_second_machine_reads_the_collection_once_then_only_the_changes(chroma_url, tmp_path):
+    """Machine B asks against the collection machine A ingests. Its first ask builds and
+    saves B's BM25 index (one listing of the collection); later asks read nothing more
+    than the change log until A changes something, and then only the changed chunks."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ferries.md").write_text("# Ferries\nThe night ferry leaves at 22:15.\n")
+    (docs / "trains.md").write_text("# Trains\nThe sleeper train departs from platform 9.\n")
+    proxy = TokenGuard(chroma_url, None)
+    try:
+        env = {"RAGCLI_STORE__URL": proxy.url, "RAGCLI_STORE__COLLECTION": "synced-docs"}
+        a, b = ["--store", str(tmp_path / "a")], ["--store", str(tmp_path / "b")]
+        assert runner.invoke(app, ["ingest", str(docs), *a], env=env).exit_code == 0
+
+        def search_on_b(query: str) -> list[str]:
+            proxy.seen.clear()
+            found = runner.invoke(
+                app, ["search", query, "--retriever", "bm25", "--json", *b], env=env
+            )
+            assert found.exit_code in (0, 5), found.output
+            hits = json.loads(found.output)["results"] if found.exit_code == 0 else []
+            return [Path(hit["file"]).name for hit in hits]
+
+        assert search_on_b("sleeper platform") == ["trains.md"]
+        first = chunk_reads(proxy, chroma_url, "synced-docs")
+        assert None in first  # the first ask on B lists the collection, once
+        assert (tmp_path / "b" / "lexical" / "synced-docs" / "sync.json").exists()
+
+        assert search_on_b("night ferry") == ["ferries.md"]
+        # Saved on B: no read of the collection at all.
+        assert chunk_reads(proxy, chroma_url, "synced-docs") == []
+
+        # A rewrites a file (the same number of chunks) and adds one.
+        (docs / "trains.md").write_text("# Trains\nThe sleeper train departs from quay 4.\n")
+        (docs / "buses.md").write_text("# Buses\nThe airport bus runs every 20 minutes.\n")
+        changed = runner.invoke(app, ["ingest", str(docs), *a, "--json"], env=env)
+        assert changed.exit_code == 0, changed.output
+        assert search_on_b("quay") == ["trains.md"]
+        reads = chunk_reads(proxy, chroma_url, "synced-docs")
+        assert None not in reads and sum(reads) == 2  # the two new chunks' texts, no more
+        assert search_on_b("platform") == []  # the old version left B's index too
+        assert search_on_b("airport bus") == ["buses.md"]
+        assert chunk_reads(proxy, chroma_url, "synced-docs") == []
+    finally:
+        proxy.close()

@@ -210,8 +210,9 @@ class Ingestor:
         for repair in recover(self.store, self.manifest, collection, self._delete_chunks, chunk_id):
             report.recovered.append(asdict(repair))
             report.chunks_removed += repair.chunks_removed
-        if self.lexical:  # catch up on whatever a killed run stored but never indexed
-            self.lexical.reconcile(collection, self.store, save=False)
+        if self.lexical:  # what other machines logged, or a killed run left unindexed
+            self.lexical.catch_up(collection, self.store)
+            self.lexical.begin(collection)
         entries = source.entries()
         self.activity.begin(entries)
         prepared = prefetch(entries, source.prepare, finish=getattr(source, "finish", None))
@@ -247,10 +248,10 @@ class Ingestor:
             self._checkpoint(collection)
         else:  # said, so that a deleted file's chunks are not cited on in silence
             report.gone = [key for key, _ in gone]
-        # The BM25 index is derived from Chroma (reconciled at the start of every run), so
+        # The BM25 index is derived from Chroma (caught up at the start of every run), so
         # one save per run is enough: a kill before it costs a catch-up, not data.
         if self.lexical:
-            self.lexical.save(collection)
+            self.lexical.save(collection, self.store)
         report.seconds = time.perf_counter() - started
         return report
 

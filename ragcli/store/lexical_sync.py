@@ -1,26 +1,39 @@
 """The BM25 indexes beside the Chroma collections, kept in step with them.
 
 Each collection has its own LexicalIndex in STORE/lexical/NAME. Ingest mirrors every chunk
-it stores or deletes into the index and saves it at the end of the run. A run killed before
-that save leaves the index behind Chroma (the manifest and Chroma already moved on), so the
-next ingest starts by reconciling the two id sets, and a query that finds them out of step
-repairs its in-memory copy and warns, rather than silently ranking an incomplete index.
+it stores or deletes into the index and saves it at the end of the run. A writer marks the
+index UNSAVED before its first change and clears the mark when it saves, so a run killed in
+between (the manifest and Chroma moved on, the index did not) is caught up at the next
+ingest by comparing the two id sets; a run that ended well costs no such listing.
+
+On a shared Chroma server each machine has its own index. Writers append what they changed
+to the server's change log (store/lexical_log.py); a reader applies the records it has not
+seen and saves the result, so only the first ask on a machine reads the whole collection
+and later ones read the changes alone. A query that still finds the index out of step
+repairs it and warns, rather than silently ranking an incomplete index.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragcli.store import lexical_log
 from ragcli.store.lexical import LexicalIndex
+from ragcli.store.lock import StoreBusyError, StoreLock
 
 log = logging.getLogger("ragcli")
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # its index() logs chatter at debug
 
 FETCH_BATCH = 1000  # chunk texts read from Chroma per call while repairing
+UNSAVED = "UNSAVED"  # a writer changed the index and has not saved it yet
+SYNC_STATE = "sync.json"  # which change-log records of which server the saved index holds
+UNPUBLISHED = "unpublished.json"  # a writer's changes the server's log could not take yet
 
 
 @dataclass
@@ -33,8 +46,58 @@ class Reconciled:
         return bool(self.added or self.removed)
 
 
+@dataclass
+class SyncState:
+    """What of a server's change log the saved index has applied."""
+
+    server: str
+    head: str | None = None
+    applied: set[str] = field(default_factory=set)
+
+    @classmethod
+    def load(cls, path: Path) -> SyncState | None:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return cls(data["server"], data.get("head"), set(data.get("applied", [])))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def save(self, path: Path) -> None:
+        data = {"server": self.server, "head": self.head, "applied": sorted(self.applied)}
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+@dataclass
+class Pending:
+    """A writer's net change since its last save, to be published in the change log."""
+
+    added: set[str] = field(default_factory=set)
+    removed: set[str] = field(default_factory=set)
+
+    def add(self, ids: list[str]) -> None:
+        self.added.update(ids)
+        self.removed.difference_update(ids)
+
+    def remove(self, ids: list[str]) -> None:
+        self.removed.update(ids)
+        self.added.difference_update(ids)
+
+    def merged(self, later: Pending) -> Pending:
+        both = Pending(set(self.added), set(self.removed))
+        both.remove(sorted(later.removed))
+        both.add(sorted(later.added))
+        return both
+
+
 def lexical_dir(store_dir: Path, collection: str) -> Path:
     return Path(store_dir) / "lexical" / collection
+
+
+def server_key(store: Any) -> str:
+    server = store.server
+    return f"{server.url}|{server.tenant}|{server.database}"
 
 
 class LexicalIndexes:
@@ -43,6 +106,8 @@ class LexicalIndexes:
     def __init__(self, store_dir: Path) -> None:
         self.store_dir = Path(store_dir)
         self._indexes: dict[str, LexicalIndex] = {}
+        self._pending: dict[str, Pending] = {}
+        self._states: dict[str, SyncState] = {}  # what each index applied of a server's log
         self._lock = threading.Lock()  # a server's threads share one index per collection
 
     def index(self, collection: str) -> LexicalIndex:
@@ -51,43 +116,63 @@ class LexicalIndexes:
                 self._indexes[collection] = LexicalIndex(lexical_dir(self.store_dir, collection))
             return self._indexes[collection]
 
+    # ---- the writer's side (the ingest lock held) ---------------------------------------------
+
+    def begin(self, collection: str) -> None:
+        """Mark the index as about to change: called before a run's first write."""
+        directory = lexical_dir(self.store_dir, collection)
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / UNSAVED).touch()
+
     def upsert(self, collection: str, ids: list[str], texts: list[str]) -> None:
         self.index(collection).upsert(ids, texts)
+        self._changes(collection).add(ids)
 
     def copy(self, collection: str, ids: list[str], sources: list[str], texts: list[str]) -> None:
         self.index(collection).copy(ids, sources, texts)
+        self._changes(collection).add(ids)
 
     def delete(self, collection: str, ids: list[str]) -> None:
         if ids:
             self.index(collection).delete(ids)
+            self._changes(collection).remove(ids)
 
-    def save(self, collection: str) -> None:
+    def save(self, collection: str, store: Any = None) -> None:
+        """Persist the index; on a server, publish this writer's changes in its log."""
+        shared = store is not None and store.url
+        if shared and collection not in self._states:
+            self._sync(collection, store, publish=False)  # others' records first: not news
         self.index(collection).save()
+        changes = self._pending.pop(collection, Pending())
+        if shared:
+            self._publish(collection, store, changes)
+        (lexical_dir(self.store_dir, collection) / UNSAVED).unlink(missing_ok=True)
 
-    def reconcile(self, collection: str, vectors: Any, save: bool = True) -> Reconciled:
-        """Make the index hold exactly the chunks Chroma holds: index what it lacks (texts
-        read back from Chroma), drop what Chroma no longer has."""
-        chroma = vectors.collection(collection)
-        stored = set(chroma.get(include=[])["ids"]) if chroma is not None else set()
-        index = self.index(collection)
-        indexed = set(index.ids())
-        missing = sorted(stored - indexed)
-        extra = sorted(indexed - stored)
-        for start in range(0, len(missing), FETCH_BATCH):
-            got = chroma.get(ids=missing[start : start + FETCH_BATCH], include=["documents"])
-            index.upsert(got["ids"], [text or "" for text in got["documents"]])
-        index.delete(extra)
-        if save:
-            index.save()
-        return Reconciled(len(missing), len(extra))
+    def catch_up(self, collection: str, vectors: Any) -> Reconciled:
+        """Before a run writes: take in what other machines logged, and what a run of this
+        machine killed before its save left unindexed (published with this run's changes)."""
+        killed = (lexical_dir(self.store_dir, collection) / UNSAVED).exists()
+        if vectors.url:
+            return self._sync(collection, vectors, publish=killed)
+        if killed or len(self.index(collection)) != vectors.count(collection):
+            return self.reconcile(collection, vectors)
+        return Reconciled()
+
+    # ---- the reader's side --------------------------------------------------------------------
 
     def searchable(self, collection: str, vectors: Any) -> LexicalIndex:
-        """The index, repaired in memory (with a warning) when it lags behind Chroma; a
-        long-lived reader first moves to the generation an ingest saved since."""
+        """The index, in step with Chroma: a long-lived reader first moves to the
+        generation an ingest saved since; on a server, the changes other machines logged
+        are applied (and saved, so the next ask starts from them)."""
         index = self.index(collection)
         index.refresh()
+        if vectors.url:
+            fixed = self._sync(collection, vectors, publish=False)
+            if fixed.changed:
+                self._save_as_reader(collection)
+            return index
         if len(index) != vectors.count(collection):
-            fixed = self.reconcile(collection, vectors, save=False)
+            fixed = self.reconcile(collection, vectors)
             if fixed.changed:
                 log.warning(
                     "BM25 index of collection %r was out of step with the vector store "
@@ -98,3 +183,121 @@ class LexicalIndexes:
                     fixed.removed,
                 )
         return index
+
+    def reconcile(self, collection: str, vectors: Any, publish: bool = False) -> Reconciled:
+        """Make the index hold exactly the chunks Chroma holds: index what it lacks (texts
+        read back from Chroma), drop what Chroma no longer has. `publish`: a writer's
+        repair, which other machines learn from its next log record."""
+        chroma = vectors.collection(collection)
+        stored = set(chroma.get(include=[])["ids"]) if chroma is not None else set()
+        index = self.index(collection)
+        indexed = set(index.ids())
+        missing = sorted(stored - indexed)
+        extra = sorted(indexed - stored)
+        self._index_texts(index, vectors, collection, missing)
+        index.delete(extra)
+        if publish:
+            self._changes(collection).add(missing)
+            self._changes(collection).remove(extra)
+        return Reconciled(len(missing), len(extra))
+
+    # ---- internals ------------------------------------------------------------------------------
+
+    def _changes(self, collection: str) -> Pending:
+        if collection not in self._pending:
+            self.begin(collection)  # a writer that did not say so (a removal) is marked too
+            self._pending[collection] = Pending()
+        return self._pending[collection]
+
+    def _state_path(self, collection: str) -> Path:
+        return lexical_dir(self.store_dir, collection) / SYNC_STATE
+
+    def _sync(self, collection: str, vectors: Any, publish: bool) -> Reconciled:
+        """Apply the server's change-log records this index has not seen; the whole
+        collection is listed only by a machine new to the server, or when the log and
+        the collection disagree (a writer killed before it logged)."""
+        saved = SyncState.load(self._state_path(collection))
+        state = self._states.get(collection, saved)
+        key = server_key(vectors)
+        head = lexical_log.head(vectors, collection)
+        index = self.index(collection)
+        if state is not None and state.server == key and state.head == head and not publish:
+            if len(index) == vectors.count(collection):
+                return Reconciled()
+        records = lexical_log.record_ids(vectors, collection)  # before the collection is read
+        if state is None or state.server != key:  # new to this server: everything is known
+            fixed = self.reconcile(collection, vectors)
+        else:
+            unseen = [r for r in records if r not in state.applied]
+            fixed = self._apply(collection, vectors, lexical_log.read(vectors, unseen))
+            if len(index) != vectors.count(collection):
+                more = self.reconcile(collection, vectors, publish=publish)
+                fixed = Reconciled(fixed.added + more.added, fixed.removed + more.removed)
+        self._states[collection] = SyncState(key, head, set(records))
+        return fixed
+
+    def _save_as_reader(self, collection: str) -> None:
+        """Save what a reader applied, unless an ingest holds the store (it saves its own
+        view when it ends; this process keeps searching its copy in memory)."""
+        lock = StoreLock(self.store_dir, timeout=0)
+        try:
+            lock.acquire()
+        except (StoreBusyError, OSError):
+            return
+        try:
+            self.index(collection).save()
+            self._write_state(collection)
+        finally:
+            lock.release()
+
+    def _write_state(self, collection: str, own: tuple[str, ...] = ()) -> None:
+        state = self._states.get(collection)
+        if state is None:
+            return
+        state.applied.update(own)  # a writer's own records hold nothing it lacks
+        state.save(self._state_path(collection))
+
+    def _publish(self, collection: str, store: Any, changes: Pending) -> None:
+        """Log this writer's changes on the server; when the server cannot take them, they
+        wait in a file beside the index for the next save."""
+        waiting = lexical_dir(self.store_dir, collection) / UNPUBLISHED
+        try:
+            earlier = json.loads(waiting.read_text(encoding="utf-8"))
+            changes = Pending(set(earlier["added"]), set(earlier["removed"])).merged(changes)
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        try:
+            own = lexical_log.append(store, collection, changes.added, changes.removed)
+        except Exception as error:  # noqa: BLE001 - any failure of the server is reported alike
+            log.warning(
+                "could not log the change of collection %r on %s (%s); it is logged at the "
+                "next ingest, and until then other machines see it only when chunk counts differ",
+                collection,
+                store.url,
+                str(error).splitlines()[0] if str(error) else type(error).__name__,
+            )
+            data = {"added": sorted(changes.added), "removed": sorted(changes.removed)}
+            waiting.write_text(json.dumps(data), encoding="utf-8")
+            return
+        waiting.unlink(missing_ok=True)
+        self._write_state(collection, tuple(own))
+
+    def _apply(self, collection: str, vectors: Any, changes: list) -> Reconciled:
+        index = self.index(collection)
+        removed = [i for change in changes for i in change.removed]
+        added = list(dict.fromkeys(i for change in changes for i in change.added))
+        index.delete(removed)
+        added_count = self._index_texts(index, vectors, collection, added)
+        return Reconciled(added_count, len(removed))
+
+    def _index_texts(
+        self, index: LexicalIndex, vectors: Any, collection: str, ids: list[str]
+    ) -> int:
+        """Index the texts Chroma holds for `ids` (ids it no longer has are skipped)."""
+        chroma = vectors.collection(collection)
+        found = 0
+        for start in range(0, len(ids), FETCH_BATCH):
+            got = chroma.get(ids=ids[start : start + FETCH_BATCH], include=["documents"])
+            index.upsert(got["ids"], [text or "" for text in got["documents"]])
+            found += len(got["ids"])
+        return found

@@ -149,7 +149,11 @@ class VectorStore:
         return self._collections[name]
 
     def collection_names(self) -> list[str]:
-        return sorted(c if isinstance(c, str) else c.name for c in self.client.list_collections())
+        """The collections of chunks (not the change log a server keeps beside them)."""
+        from ragcli.store.lexical_log import is_log
+
+        names = (c if isinstance(c, str) else c.name for c in self.client.list_collections())
+        return sorted(name for name in names if not is_log(name))
 
     def count(self, name: str) -> int:
         signature = None if self.url else self._disk_signature()
