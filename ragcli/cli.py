@@ -872,6 +872,33 @@ def sources(
         console.print(f"no files ingested in {where}", highlight=False)
 
 
+@app.command()
+def sync(
+    collection: CollectionOpt = None,
+    as_json: JsonOpt = False,
+    store: StoreOpt = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Bring this machine's keyword (BM25) index of a shared collection up to date.
+
+    A machine's first ask against a large collection on a Chroma server starts this in the
+    background and answers from the dense retriever meanwhile; run it to wait for it."""
+    from dataclasses import asdict
+
+    from ragcli import service
+
+    with errors.status("reading the collection's texts from the server …"):
+        synced = service.sync(_settings(config, store), collection)
+    if as_json:
+        _print_json(asdict(synced))
+        return
+    console.print(
+        f"collection {synced.collection!r}: the keyword index holds {synced.chunks:,} chunks "
+        f"(+{synced.added:,} −{synced.removed:,}) in {synced.seconds:.1f} s",
+        highlight=False,
+    )
+
+
 @app.command("rm")
 def remove(
     paths: Annotated[

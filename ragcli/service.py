@@ -6,6 +6,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -562,6 +563,34 @@ def manifest(settings: Settings):
             f"no files ingested in {store_dir(settings)}: run `ragcli ingest PATH` first"
         )
     return Manifest(path)
+
+
+@dataclass
+class Synced:
+    collection: str
+    chunks: int  # what the keyword index holds now
+    added: int
+    removed: int
+    seconds: float
+
+
+def sync(settings: Settings, collection: str | None = None) -> Synced:
+    """`ragcli sync`: this machine's keyword index of a shared collection, brought in step
+    with the server and saved (the first ask of a new machine starts it in the background)."""
+    name = collection or settings.store.collection
+    if not settings.store.url:
+        raise ConfigError(
+            "ragcli sync: store.url is not set; a local store's keyword index is kept in "
+            "step by ingest"
+        )
+    started = time.perf_counter()
+    store = vector_store(settings)
+    if store.collection(name) is None:
+        raise EmptyStoreError(f"collection {name!r} is not on {settings.store.url}")
+    indexes = lexical_indexes(settings)
+    fixed = indexes.sync_now(name, store, settings.store.lock_timeout)
+    chunks = len(indexes.index(name))
+    return Synced(name, chunks, fixed.added, fixed.removed, time.perf_counter() - started)
 
 
 def ingested_files(settings: Settings, collection: str | None = None):

@@ -339,3 +339,62 @@ def test_a_second_machine_reads_the_collection_once_then_only_the_changes(chroma
         assert chunk_reads(proxy, chroma_url, "synced-docs") == []
     finally:
         proxy.close()
+
+
+def test_a_new_machine_builds_a_large_index_in_the_background(
+    chroma_url, tmp_path, monkeypatch, caplog
+):
+    """Above lexical_build.FOREGROUND_CHUNKS (lowered here), a machine's first ask does
+    not wait for its BM25 index: it answers from the dense retriever, says so once, and a
+    detached `ragcli sync` builds and saves the index; `ragcli sync` waits for it."""
+    from ragcli.store import lexical_build
+
+    monkeypatch.setattr(lexical_build, "FOREGROUND_CHUNKS", 1)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ferries.md").write_text("# Ferries\nThe night ferry leaves at 22:15.\n")
+    (docs / "trains.md").write_text("# Trains\nThe sleeper train departs from platform 9.\n")
+    (docs / "buses.md").write_text("# Buses\nThe airport bus runs every 20 minutes.\n")
+    env = {"RAGCLI_STORE__URL": chroma_url, "RAGCLI_STORE__COLLECTION": "big-docs"}
+    assert runner.invoke(app, ["ingest", str(docs), "--store", str(tmp_path / "a")], env=env)
+    b = tmp_path / "b"
+    index_dir = b / "lexical" / "big-docs"
+
+    # A build already running (its lock held): dense answers, bm25 refused in one line.
+    held = lexical_build.BuildLock(index_dir)
+    assert held.try_acquire()
+    try:
+        hybrid = runner.invoke(
+            app, ["search", "sleeper train", "--json", "--store", str(b)], env=env
+        )
+        assert hybrid.exit_code == 0, hybrid.output
+        hits = json.loads(hybrid.stdout)["results"]
+        assert Path(hits[0]["file"]).name == "trains.md" and hits[0]["bm25"] is None
+        assert "being built on this machine in the background (3 chunks" in caplog.text
+        bm25 = runner.invoke(
+            app, ["search", "sleeper", "--retriever", "bm25", "--store", str(b)], env=env
+        )
+        assert bm25.exit_code == 1
+        assert bm25.output.strip().startswith("error: the keyword (BM25) index")
+        assert not (index_dir / "sync.json").exists()
+    finally:
+        held.close()
+
+    # No build running: the first ask starts one, detached, and `ragcli sync` waits for it.
+    caplog.clear()
+    first = runner.invoke(app, ["search", "airport", "--json", "--store", str(b)], env=env)
+    assert first.exit_code == 0 and "in the background" in caplog.text
+    deadline = time.monotonic() + 90
+    while not (index_dir / "sync.json").exists():  # the detached builder saves it
+        assert time.monotonic() < deadline, (index_dir / "build.log").read_text()
+        time.sleep(0.5)
+    synced = runner.invoke(app, ["sync", "--json", "--store", str(b)], env=env)
+    assert synced.exit_code == 0, synced.output
+    assert json.loads(synced.stdout) | {"seconds": 0} == {
+        "collection": "big-docs", "chunks": 3, "added": 0, "removed": 0, "seconds": 0
+    }  # the builder had done it all
+    later = runner.invoke(
+        app, ["search", "airport", "--retriever", "bm25", "--json", "--store", str(b)], env=env
+    )
+    assert later.exit_code == 0
+    assert Path(json.loads(later.stdout)["results"][0]["file"]).name == "buses.md"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragcli.store import lexical_log
+from ragcli.store import lexical_build, lexical_log
 from ragcli.store.lexical import LexicalIndex
 from ragcli.store.lock import StoreBusyError, StoreLock
 
@@ -108,6 +108,7 @@ class LexicalIndexes:
         self._indexes: dict[str, LexicalIndex] = {}
         self._pending: dict[str, Pending] = {}
         self._states: dict[str, SyncState] = {}  # what each index applied of a server's log
+        self._said_building: set[str] = set()
         self._lock = threading.Lock()  # a server's threads share one index per collection
 
     def index(self, collection: str) -> LexicalIndex:
@@ -160,14 +161,21 @@ class LexicalIndexes:
 
     # ---- the reader's side --------------------------------------------------------------------
 
-    def searchable(self, collection: str, vectors: Any) -> LexicalIndex:
+    def searchable(self, collection: str, vectors: Any) -> LexicalIndex | None:
         """The index, in step with Chroma: a long-lived reader first moves to the
         generation an ingest saved since; on a server, the changes other machines logged
-        are applied (and saved, so the next ask starts from them)."""
+        are applied (and saved, so the next ask starts from them). None while a machine
+        new to a large shared collection builds it in the background (said once)."""
         index = self.index(collection)
         index.refresh()
         if vectors.url:
-            fixed = self._sync(collection, vectors, publish=False)
+            try:
+                fixed = self._sync(collection, vectors, publish=False, background=True)
+            except lexical_build.Building as building:
+                if collection not in self._said_building:
+                    self._said_building.add(collection)
+                    log.warning("%s; until then answers use the dense retriever alone", building)
+                return None
             if fixed.changed:
                 self._save_as_reader(collection)
             return index
@@ -183,6 +191,21 @@ class LexicalIndexes:
                     fixed.removed,
                 )
         return index
+
+    def sync_now(self, collection: str, vectors: Any, lock_timeout: float) -> Reconciled:
+        """`ragcli sync`: bring the index in step with a server and save it, whatever it
+        costs; one builder per collection at a time (a second one waits for the first)."""
+        building = lexical_build.BuildLock(lexical_dir(self.store_dir, collection))
+        try:
+            building.wait()
+            self.index(collection).refresh()
+            fixed = self._sync(collection, vectors, publish=False)
+            with StoreLock(self.store_dir, lock_timeout):  # not in the middle of an ingest
+                self.index(collection).save()
+                self._write_state(collection)
+            return fixed
+        finally:
+            building.close()
 
     def reconcile(self, collection: str, vectors: Any, publish: bool = False) -> Reconciled:
         """Make the index hold exactly the chunks Chroma holds: index what it lacks (texts
@@ -212,7 +235,9 @@ class LexicalIndexes:
     def _state_path(self, collection: str) -> Path:
         return lexical_dir(self.store_dir, collection) / SYNC_STATE
 
-    def _sync(self, collection: str, vectors: Any, publish: bool) -> Reconciled:
+    def _sync(
+        self, collection: str, vectors: Any, publish: bool, background: bool = False
+    ) -> Reconciled:
         """Apply the server's change-log records this index has not seen; the whole
         collection is listed only by a machine new to the server, or when the log and
         the collection disagree (a writer killed before it logged)."""
@@ -225,7 +250,12 @@ class LexicalIndexes:
             if len(index) == vectors.count(collection):
                 return Reconciled()
         records = lexical_log.record_ids(vectors, collection)  # before the collection is read
-        if state is None or state.server != key:  # new to this server: everything is known
+        if state is None or state.server != key:  # new to this server: everything is news
+            directory = lexical_dir(self.store_dir, collection)
+            chunks = vectors.count(collection)
+            if background and chunks - len(index) > lexical_build.FOREGROUND_CHUNKS:
+                lexical_build.start(directory, self.store_dir, collection, vectors.server)
+                raise lexical_build.Building(collection, chunks)
             fixed = self.reconcile(collection, vectors)
         else:
             unseen = [r for r in records if r not in state.applied]

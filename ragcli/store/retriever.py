@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ragcli.errors import ConfigError
+from ragcli.errors import ConfigError, RagcliError
 from ragcli.models import ChunkMetadata, RetrievedChunk
 from ragcli.store.embedder import Embedder
 from ragcli.store.filters import Scope
@@ -119,6 +119,13 @@ class Retriever:
         if self.lexical is None:
             raise ConfigError(f"retrieval.mode {mode!r} needs the store's BM25 index")
         index = self.lexical.searchable(name, self.store)
+        if index is None:  # being built in the background on this machine (said once)
+            if mode == "bm25":
+                raise RagcliError(
+                    f"the keyword (BM25) index of collection {name!r} is still being built on "
+                    "this machine: try again when `ragcli sync` ends, or use --retriever dense"
+                )
+            return self.store.query(name, vector.tolist(), top_k, where)
         allowed = None if where is None else self._allowed_ids(name, where)
         if mode == "bm25":
             hits = index.search(query, top_k, allowed)
