@@ -70,10 +70,11 @@ def shared_eval() -> Path:
     raise SystemExit("scale: ../shared/eval/scifact not found")
 
 
-def passages() -> list[str]:
-    """SciFact abstracts cut into passages of about PASSAGE_WORDS words."""
+def passages(corpus: Path) -> list[str]:
+    """A BEIR corpus's texts (SciFact's abstracts) cut into passages of about
+    PASSAGE_WORDS words."""
     out = []
-    with gzip.open(shared_eval() / "corpus.jsonl.gz", "rt", encoding="utf-8") as lines:
+    with gzip.open(corpus, "rt", encoding="utf-8") as lines:
         for line in lines:
             words = json.loads(line)["text"].split()
             for start in range(0, len(words) - 40, PASSAGE_WORDS):
@@ -81,9 +82,9 @@ def passages() -> list[str]:
     return out
 
 
-def write_corpus(folder: Path, chunks: int) -> int:
+def write_corpus(folder: Path, chunks: int, corpus: Path) -> int:
     """Markdown files of PASSAGES_PER_FILE sections each; returns the files written."""
-    texts = passages()
+    texts = passages(corpus)
     files = max(1, chunks // PASSAGES_PER_FILE)
     for number in range(files):
         sections = []
@@ -306,12 +307,12 @@ class ChromaRun:
         self.process.wait(timeout=60)
 
 
-def measure(size: int, where: str, work: Path, say) -> Figures:
+def measure(size: int, where: str, work: Path, corpus: Path, say) -> Figures:
     figures = Figures(size, where)
     docs = work / "docs"
     if not docs.is_dir():
         say(f"{size:,} chunks: writing the corpus")
-        write_corpus(docs, size)
+        write_corpus(docs, size, corpus)
     figures.files = sum(1 for _ in docs.rglob("*.md"))
     store = work / f"store-{where}"
     server = ChromaRun(work / "chroma-server") if where == "server" else None
@@ -383,6 +384,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000", help="chunks per store, comma-separated")
     parser.add_argument("--where", default="local,server", help="local, server or both")
     parser.add_argument("--work", type=Path, help="keep the stores here (default: a temp dir)")
+    parser.add_argument("--corpus", type=Path, help="a BEIR corpus.jsonl.gz (default: SciFact's)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -398,7 +400,8 @@ def main() -> None:
             for where in places:
                 work = root / f"{size}"
                 work.mkdir(parents=True, exist_ok=True)
-                rows.append(measure(size, where, work, say))
+                corpus = args.corpus or shared_eval() / "corpus.jsonl.gz"
+                rows.append(measure(size, where, work, corpus, say))
                 say(json.dumps(asdict(rows[-1])))
     finally:
         if args.work is None:

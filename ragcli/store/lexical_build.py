@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-# Chunks a first ask indexes itself: a few seconds at the rate measured by scripts/scale.py.
-FOREGROUND_CHUNKS = 20_000
+# Chunks a first ask indexes itself: a few seconds here (scripts/scale.py measures the rate).
+FOREGROUND_CHUNKS = 10_000
 BUILD_LOCK = "build.lock"
 BUILD_LOG = "build.log"
 

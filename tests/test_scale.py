@@ -1,0 +1,35 @@
+"""scripts/scale.py runs end to end on a small store, locally and on the Chroma server it
+starts, and reports every figure (the real runs, 10k chunks and up, are in the README)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda".split()
+
+
+def test_scale_reports_every_figure_for_both_stores(tmp_path):
+    corpus = tmp_path / "corpus.jsonl.gz"
+    with gzip.open(corpus, "wt", encoding="utf-8") as out:
+        for n in range(40):
+            text = " ".join(f"{WORDS[(n + i) % len(WORDS)]}{i % 7}" for i in range(300))
+            out.write(json.dumps({"_id": str(n), "title": "", "text": text}) + "\n")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "scale.py"), "--sizes", "200",
+         "--corpus", str(corpus), "--work", str(tmp_path / "work"), "--json"],
+        capture_output=True, text=True, timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    local, server = json.loads(done.stdout)
+    assert (local["where"], server["where"]) == ("local", "server")
+    for row in (local, server):
+        assert row["files"] == 20 and 200 <= row["chunks"] <= 600
+        for key in ("build_s", "disk_mb", "lexical_build_s", "search_p95_ms", "ask_p95_ms",
+                    "serve_rss_mb", "cold_ask_s", "reingest_s", "status_s", "sources_s"):
+            assert row[key] > 0, key
+    assert local["second_first_ask_s"] is None and server["second_later_ask_s"] > 0
