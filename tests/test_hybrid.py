@@ -251,3 +251,30 @@ def test_sentences_primed_in_one_call_score_as_one_by_one(sample_store, monkeypa
     monkeypatch.setattr(primed, "_tokenize", lambda texts: calls.append(texts) or real(texts))
     assert [primed.score_text(question, s) for s in sentences] == expected
     assert calls == []
+
+
+def test_an_ingest_killed_before_its_bm25_save_is_caught_up_even_at_equal_counts(tmp_path):
+    """A run that ended well leaves nothing to catch up, so the next one does not list the
+    collection; a run killed after Chroma and the manifest moved on but before the BM25
+    save (a file changed, the chunk count unchanged) is caught up from its UNSAVED mark."""
+    import signal
+
+    from tests.storecheck import cli_env, ragcli
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("The quokka sleeps in the afternoon.")
+    store = tmp_path / "store"
+    args = ("ingest", str(docs), "--store", str(store))
+    assert ragcli(*args, cwd=tmp_path).returncode == 0
+    assert not (lexical_dir(store, "docs") / "UNSAVED").exists()
+    (docs / "a.md").write_text("The numbat eats termites at dawn.")
+    killed = ragcli(*args, cwd=tmp_path, env=cli_env(RAGCLI_CRASH_AT="before_checkpoint:1"))
+    assert killed.returncode == -signal.SIGKILL
+    assert (lexical_dir(store, "docs") / "UNSAVED").exists()
+    assert LexicalIndex(lexical_dir(store, "docs")).search("numbat", 3) == []  # not saved
+
+    assert ragcli(*args, cwd=tmp_path).returncode == 0  # a.md unchanged since the kill
+    index = LexicalIndex(lexical_dir(store, "docs"))
+    assert len(index) == 1 and index.search("numbat", 3) and not index.search("quokka", 3)
+    assert not (lexical_dir(store, "docs") / "UNSAVED").exists()
