@@ -30,6 +30,7 @@ def test_scale_reports_every_figure_for_both_stores(tmp_path):
     for row in (local, server):
         assert row["files"] == 20 and 200 <= row["chunks"] <= 600
         for key in ("build_s", "disk_mb", "lexical_build_s", "search_p95_ms", "ask_p95_ms",
-                    "serve_rss_mb", "cold_ask_s", "reingest_s", "status_s", "sources_s"):
+                    "serve_rss_mb", "cold_ask_s", "reingest_s", "changed_reingest_s", "status_s",
+                    "sources_s"):
             assert row[key] > 0, key
     assert local["second_first_ask_s"] is None and server["second_later_ask_s"] > 0
