@@ -109,6 +109,7 @@ class LexicalIndexes:
         self._pending: dict[str, Pending] = {}
         self._states: dict[str, SyncState] = {}  # what each index applied of a server's log
         self._said_building: set[str] = set()
+        self._started: set[str] = set()  # collections whose builder this process started
         self._lock = threading.Lock()  # a server's threads share one index per collection
 
     def index(self, collection: str) -> LexicalIndex:
@@ -254,7 +255,9 @@ class LexicalIndexes:
             directory = lexical_dir(self.store_dir, collection)
             chunks = vectors.count(collection)
             if background and chunks - len(index) > lexical_build.FOREGROUND_CHUNKS:
-                lexical_build.start(directory, self.store_dir, collection, vectors.server)
+                if collection not in self._started:  # once: a builder takes a while to lock
+                    lexical_build.start(directory, self.store_dir, collection, vectors.server)
+                    self._started.add(collection)
                 raise lexical_build.Building(collection, chunks)
             fixed = self.reconcile(collection, vectors)
         else:
