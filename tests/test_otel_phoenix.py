@@ -67,8 +67,10 @@ def documents(span: dict[str, Any]) -> list[tuple[str, float]]:
     n = 0
     while f"retrieval.documents.{n}.document.id" in attrs:
         found.append(
-            (attrs[f"retrieval.documents.{n}.document.id"],
-             attrs[f"retrieval.documents.{n}.document.score"])
+            (
+                attrs[f"retrieval.documents.{n}.document.id"],
+                attrs[f"retrieval.documents.{n}.document.score"],
+            )
         )
         n += 1
     return found
@@ -119,8 +121,8 @@ def test_every_mode_of_a_compare_arrives_as_its_own_span_tree(phoenix, sample_st
     reflect = runs[run_ids["reflect"]]
     rounds = [n for n in names(reflect, reflect["root"]) if n.startswith("reflect round")]
     assert rounds == [
-        f"reflect round {n}" for n in range(1, saved["reflect"].result["reflection_details"]
-                                            ["iterations"] + 1)
+        f"reflect round {n}"
+        for n in range(1, saved["reflect"].result["reflection_details"]["iterations"] + 1)
     ]
     first_round = child(reflect, reflect["root"], "reflect round 1")
     assert first_round["attributes"]["ragcli.threshold.min_score"] == 0.8
@@ -181,7 +183,10 @@ def test_a_command_line_ask_is_sent_before_the_process_ends(phoenix, sample_stor
     )
     done = subprocess.run(
         [sys.executable, "-m", "ragcli", "ask", "How do I get a refund?", "--json"],
-        env=env, capture_output=True, text=True, timeout=120,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     assert "warning" not in done.stderr

@@ -300,4 +300,3 @@ def sender_for(url: str, timeout: float, project: str) -> Sender:
 def flush_all() -> None:
     for sender in list(_senders.values()):
         sender.flush()
-
