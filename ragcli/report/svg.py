@@ -55,9 +55,8 @@ def _node(node: Node) -> str:
     top = y - h / 2 + 16
     texts = [f'<text class="label" x="{x:.0f}" y="{top:.0f}">{escape(_clip(label, 22))}</text>']
     for n, fact in enumerate(lines, start=1):
-        texts.append(
-            f'<text class="fact" x="{x:.0f}" y="{top + n * LINE_H:.0f}">{escape(_clip(fact))}</text>'
-        )
+        fy = top + n * LINE_H
+        texts.append(f'<text class="fact" x="{x:.0f}" y="{fy:.0f}">{escape(_clip(fact))}</text>')
     tooltip = escape("\n".join([node.label, *node.facts]))
     return (
         f'<g class="node {state} kind-{node.kind}" data-node="{escape(node.id)}" '
@@ -75,7 +74,10 @@ def _edge(edge: Edge, nodes: dict[str, Node]) -> str:
     if dst.col > src.col:  # forwards: right side to left side
         x1, y1, x2, y2 = sx + NODE_W / 2, sy, dx - NODE_W / 2, dy
         bend = (x2 - x1) / 2
-        path = f"M{x1:.0f},{y1:.0f} C{x1 + bend:.0f},{y1:.0f} {x2 - bend:.0f},{y2:.0f} {x2:.0f},{y2:.0f}"
+        path = (
+            f"M{x1:.0f},{y1:.0f} C{x1 + bend:.0f},{y1:.0f} "
+            f"{x2 - bend:.0f},{y2:.0f} {x2:.0f},{y2:.0f}"
+        )
         mx, my = (x1 + x2) / 2, (y1 + y2) / 2
     elif dst.col == src.col:  # straight up or down (a rewrite, a refinement)
         down = dst.row > src.row
