@@ -307,8 +307,9 @@ def mode_flow(trace: Trace, mode: str, steps: list[StepRecord]) -> Flow:
             continue
         node.visits += 1
         facts = step_facts(step)
-        if step.name == "reflect":
-            facts = [f"round {step.inputs.get('round', node.visits)}: {facts[0]}"] + facts[1:2]
+        if step.name == "reflect":  # one line a round, so three rounds fit the node
+            score = facts[0].removeprefix("reflection ") if facts else "-"
+            facts = [f"round {step.inputs.get('round', node.visits)}: {score}"]
         node.facts += facts
         path.append(node.id)
     path.append("answer")

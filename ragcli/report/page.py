@@ -31,13 +31,13 @@ header.page p { margin:2px 0 0; color:var(--muted); }
 .meta { color:var(--muted); font-size:12px; margin:0 0 12px; }
 .badge { font-size:12px; font-weight:600; padding:1px 8px; border-radius:10px;
          background:#e8eef4; }
-.badge.answer { background:#dcfce7; color:var(--ok); }
-.badge.limited, .badge.unverified, .badge.handoff { background:#fef3c7; color:var(--warn); }
-.badge.not_covered, .badge.failed, .badge.stopped { background:#fee4e2; color:var(--bad); }
+.badge.t-answer { background:#dcfce7; color:var(--ok); }
+.badge.t-limited, .badge.t-unverified, .badge.t-handoff { background:#fef3c7; color:var(--warn); }
+.badge.t-not_covered, .badge.t-failed, .badge.t-stopped { background:#fee4e2; color:var(--bad); }
 h3 { font-size:13px; text-transform:uppercase; letter-spacing:.04em; color:var(--muted);
      margin:18px 0 6px; }
 .question { font-size:15px; font-weight:600; }
-.answer { background:var(--bg); border:1px solid var(--line); border-radius:8px;
+.answer-text { background:var(--bg); border:1px solid var(--line); border-radius:8px;
           padding:10px 12px; white-space:pre-wrap; }
 .s-ok { border-bottom:2px solid #9ad3a8; }
 .s-bad { background:#fee4e2; border-bottom:2px solid var(--bad); }
@@ -78,6 +78,7 @@ td.parts { white-space:nowrap; color:var(--muted); }
 .badge { line-height:18px; }
 details summary { cursor:pointer; color:var(--muted); margin:6px 0; }
 .summary td, .summary th { font-size:13px; }
+.overview { padding:12px 24px; border-bottom:1px solid var(--line); }
 """
 
 # Hovering a node lights the step rows it stands for, and the other way round.
@@ -217,7 +218,7 @@ def run_html(trace: Trace, index: int) -> str:
     return (
         f'<section class="run" id="{anchor}" data-mode="{escape(trace.mode)}" '
         f'data-trace="{escape(trace.id)}">'
-        f'<h2>{escape(trace.mode)} <span class="badge {escape(kind)}">{escape(kind)}</span></h2>'
+        f'<h2>{escape(trace.mode)} <span class="badge t-{escape(kind)}">{escape(kind)}</span></h2>'
         f'<p class="meta">run {escape(trace.id)} · {escape(trace.created_at[:19])} · '
         f"{trace.total_ms:.0f} ms · {usage['llm_calls']} model calls · "
         f"{usage['prompt_tokens'] + usage['completion_tokens']} tokens · "
@@ -228,7 +229,7 @@ def run_html(trace: Trace, index: int) -> str:
             if trace.standalone
             else ""
         )
-        + f"<h3>Answer</h3><div class='answer'>{answer_html(result, anchor)}</div>"
+        + f"<h3>Answer</h3><div class='answer-text'>{answer_html(result, anchor)}</div>"
         "<div class='legend'><span class='s-ok'>supported</span>"
         "<span class='s-bad'>not found in its sources</span>"
         "<span class='s-uncited'>cites nothing</span></div>"
@@ -254,7 +255,7 @@ def summary_html(traces: list[Trace]) -> str:
             f"<td class='num'>{trace.total_ms:.0f}</td></tr>"
         )
     return (
-        "<div class='run'><table class='summary'><tr><th>mode</th><th>outcome</th>"
+        "<div class='overview'><table class='summary'><tr><th>mode</th><th>outcome</th>"
         "<th>deciding step</th><th>ms</th></tr>" + "".join(rows) + "</table></div>"
     )
 
