@@ -45,4 +45,9 @@ def screenshot(driver, path: Path, width: int = 1280) -> None:
     """The whole page at `width` px wide."""
     height = driver.execute_script("return document.documentElement.scrollHeight")
     driver.set_window_size(width, max(600, min(int(height) + 120, 6000)))
+    # Let the resized page lay out and paint before the capture (else half-drawn tables).
+    driver.execute_async_script(
+        "const done = arguments[0];"
+        "requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 150)));"
+    )
     driver.save_screenshot(str(path))

@@ -168,7 +168,7 @@ def _reflect() -> tuple[list[NodeSpec], list[EdgeSpec]]:
         ("generate", "reflect", ""),
         ("reflect", "refine", "below min_score"),
         ("refine", "retrieve", "next round"),
-        ("reflect", "support", "approved / last round"),
+        ("reflect", "support", "done"),
         ("reflect", "answer", ""),
         ("support", "answer", ""),
     ]
@@ -190,7 +190,7 @@ def _both() -> tuple[list[NodeSpec], list[EdgeSpec]]:
         ("generate", "reflect", ""),
         ("reflect", "refine", "below min_score"),
         ("refine", "retrieve", "next round"),
-        ("reflect", "support", "approved / last round"),
+        ("reflect", "support", "done"),
         ("reflect", "answer", ""),
         ("support", "answer", ""),
         ("not_covered", "answer", ""),
@@ -199,29 +199,31 @@ def _both() -> tuple[list[NodeSpec], list[EdgeSpec]]:
 
 
 def _tos() -> tuple[list[NodeSpec], list[EdgeSpec]]:
-    nodes = [
+    """A waterfall: the FAQ lane, below it the documents lane, below that the drafting
+    lane; every lane ends in the one outcome."""
+    nodes: list[NodeSpec] = [
         *HEAD,
         ("retrieve_qna", "search FAQ", 1, 1, "step"),
         ("qna_band", "FAQ band", 2, 1, "decision"),
-        ("retrieve_docs", "search documents", 3, 1, "step"),
-        ("documents_band", "documents band", 4, 1, "decision"),
-        ("compare", "FAQ vs documents", 5, 0, "decision"),
-        ("generate", "generate", 5, 1, "step"),
-        ("verify", "verify", 6, 1, "decision"),
-        ("outcome", "outcome", 7, 1, "decision"),
-        ("support", "support check", 8, 1, "decision"),
-        ("answer", "answer", 9, 1, "end"),
+        ("retrieve_docs", "search documents", 2, 2, "step"),
+        ("documents_band", "documents band", 3, 2, "decision"),
+        ("compare", "FAQ vs documents", 4, 1, "decision"),
+        ("generate", "generate", 4, 3, "step"),
+        ("verify", "verify", 5, 3, "decision"),
+        ("outcome", "outcome", 6, 2, "decision"),
+        ("support", "support check", 7, 2, "decision"),
+        ("answer", "answer", 8, 2, "end"),
     ]
     edges = [
         ("question", "retrieve_qna", ""),
         ("question", "standalone", ""),
         ("standalone", "retrieve_qna", ""),
         ("retrieve_qna", "qna_band", ""),
-        ("qna_band", "retrieve_docs", "below the FAQ band"),
+        ("qna_band", "retrieve_docs", "below"),
         ("qna_band", "outcome", "FAQ answers"),
         ("retrieve_docs", "documents_band", ""),
         ("documents_band", "compare", "near FAQ"),
-        ("documents_band", "generate", "documents answer"),
+        ("documents_band", "generate", "answer"),
         ("documents_band", "outcome", "handoff"),
         ("compare", "generate", ""),
         ("compare", "outcome", ""),
@@ -280,6 +282,8 @@ def _node_id(trace: Trace, mode: str, step: StepRecord) -> str | None:
     return name
 
 
+REPEATED: set[str] = set()  # nodes always shown one line a visit (none yet)
+
 DRAWINGS = {"standard": _standard, "crag": _crag, "reflect": _reflect, "both": _both, "tos": _tos}
 
 
@@ -310,6 +314,10 @@ def mode_flow(trace: Trace, mode: str, steps: list[StepRecord]) -> Flow:
         if step.name == "reflect":  # one line a round, so three rounds fit the node
             score = facts[0].removeprefix("reflection ") if facts else "-"
             facts = [f"round {step.inputs.get('round', node.visits)}: {score}"]
+        elif node.visits > 1 or node_id in REPEATED:  # a loop: one line a visit
+            facts = [f"{node.visits}: " + " · ".join(facts)] if facts else []
+            if node.visits == 2 and node.facts and not node.facts[0].startswith("1: "):
+                node.facts = ["1: " + " · ".join(node.facts)]
         node.facts += facts
         path.append(node.id)
     path.append("answer")
@@ -339,24 +347,35 @@ def auto_flow(trace: Trace) -> Flow:
     route = next((s for s in trace.steps if s.name == "route"), None)
     modes = ["standard", "crag", "reflect", "both", "tos", "agentic"]
     nodes = {
-        "question": Node("question", "question", 0, 2.5, "start", visits=1),
-        "route": Node("route", "auto: route", 1, 2.5, "decision", visits=1),
+        "question": Node("question", "question", 0, 1.05, "start", visits=1),
+        "route": Node("route", "auto: route", 1, 1.05, "decision", visits=1),
     }
-    if route is not None:
-        nodes["route"].facts = step_facts(route)
+    nodes["route"].facts = [f"→ {chosen}", str(details.get("reason", ""))]
     edges = [Edge("question", "route", taken=True)]
     for row, mode in enumerate(modes):
-        nodes[mode] = Node(mode, mode, 2, row, "end", visits=int(mode == chosen))
+        nodes[mode] = Node(mode, mode, 2, row * 0.42, "end", visits=int(mode == chosen))
         edges.append(Edge("route", mode, taken=mode == chosen))
     rule = details.get("rule", "")
-    reason = details.get("reason", "")
+    signals = _signals(route) if route is not None else ""
     return Flow(
         title="auto",
         nodes=nodes,
         edges=edges,
         path=["question", "route", chosen],
-        rule=f"{rule}: {reason}" if rule else reason,
+        rule=f"{rule}: {details.get('reason', '')}" + (f" ({signals})" if signals else ""),
     )
+
+
+def _signals(route: StepRecord) -> str:
+    """What auto measured, each beside the thresholds its rules compare it with."""
+    shown = []
+    for key, value in route.scores.items():
+        if isinstance(value, int | float):
+            shown.append(f"{key} {_number(value)}")
+    limits = ", ".join(
+        f"{k.removeprefix('auto.')} {_number(v)}" for k, v in route.threshold.items()
+    )
+    return "; ".join(shown) + (f" — thresholds: {limits}" if limits else "")
 
 
 def flows(trace: Trace) -> list[Flow]:

@@ -98,6 +98,13 @@ document.querySelectorAll('.run').forEach(function (run) {
 """
 
 
+LEGEND = (
+    "<div class='legend'>support check: <span class='s-ok'>supported</span>"
+    "<span class='s-bad'>not found in its sources</span>"
+    "<span class='s-uncited'>cites nothing</span></div>"
+)
+
+
 def _num(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.3f}".rstrip("0").rstrip(".") if abs(value) < 1000 else f"{value:.0f}"
@@ -124,6 +131,7 @@ def answer_html(result: dict[str, Any], anchor: str) -> str:
             css, note = "s-bad", f"not found in the sources it cites ({_num(row.get('score'))})"
         marked = f'<span class="{css}" title="{escape(note)}">{sentence}</span>'
         text = text.replace(sentence, marked, 1)
+    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)  # agentic's part headings
     return re.sub(r"\[(\d+)\]", rf'<a class="cite" href="#{anchor}-src-\1">[\1]</a>', text)
 
 
@@ -230,10 +238,8 @@ def run_html(trace: Trace, index: int) -> str:
             else ""
         )
         + f"<h3>Answer</h3><div class='answer-text'>{answer_html(result, anchor)}</div>"
-        "<div class='legend'><span class='s-ok'>supported</span>"
-        "<span class='s-bad'>not found in its sources</span>"
-        "<span class='s-uncited'>cites nothing</span></div>"
-        f"<h3>Route</h3>{''.join(diagrams)}{stopped}"
+        + (LEGEND if result.get("support") else "")
+        + f"<h3>Route</h3>{''.join(diagrams)}{stopped}"
         f"<h3>Sources</h3>{sources_html(result, anchor)}"
         f"<h3>Steps</h3>{steps_html(trace)}"
         f"<h3>Retrieved chunks</h3>{retrieved_html(trace)}"

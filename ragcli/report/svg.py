@@ -7,7 +7,7 @@ from html import escape
 
 from ragcli.report.flow import Edge, Flow, Node
 
-COL_W = 168
+COL_W = 178
 ROW_H = 92
 NODE_W = 140
 LINE_H = 13
@@ -40,7 +40,7 @@ def _shape(node: Node, x: float, y: float, h: int) -> str:
             (left + d, top + h),
         ]
         return '<polygon points="' + " ".join(f"{px:.0f},{py:.0f}" for px, py in points) + '"/>'
-    radius = h / 2 if node.kind in ("start", "end") else 6
+    radius = min(h / 2, 13) if node.kind in ("start", "end") else 6
     return f'<rect x="{left:.0f}" y="{top:.0f}" width="{NODE_W}" height="{h}" rx="{radius:.0f}"/>'
 
 
@@ -56,7 +56,8 @@ def _node(node: Node) -> str:
     texts = [f'<text class="label" x="{x:.0f}" y="{top:.0f}">{escape(_clip(label, 22))}</text>']
     for n, fact in enumerate(lines, start=1):
         fy = top + n * LINE_H
-        texts.append(f'<text class="fact" x="{x:.0f}" y="{fy:.0f}">{escape(_clip(fact))}</text>')
+        fit = _clip(fact, 21 if node.kind == "decision" else 23)  # a hexagon's corners
+        texts.append(f'<text class="fact" x="{x:.0f}" y="{fy:.0f}">{escape(fit)}</text>')
     tooltip = escape("\n".join([node.label, *node.facts]))
     return (
         f'<g class="node {state} kind-{node.kind}" data-node="{escape(node.id)}" '
