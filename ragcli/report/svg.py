@@ -56,7 +56,7 @@ def _node(node: Node) -> str:
     texts = [f'<text class="label" x="{x:.0f}" y="{top:.0f}">{escape(_clip(label, 22))}</text>']
     for n, fact in enumerate(lines, start=1):
         fy = top + n * LINE_H
-        fit = _clip(fact, 21 if node.kind == "decision" else 23)  # a hexagon's corners
+        fit = _clip(fact, 23 if node.kind == "step" else 21)  # hexagon and pill corners
         texts.append(f'<text class="fact" x="{x:.0f}" y="{fy:.0f}">{escape(fit)}</text>')
     tooltip = escape("\n".join([node.label, *node.facts]))
     return (
