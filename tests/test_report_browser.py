@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
 from typer.testing import CliRunner
 
 from ragcli import service
@@ -147,6 +148,11 @@ def test_crags_decision_node_shows_its_score_against_the_threshold(runs, chromiu
     assert ("grade", "web_search") in edges
     grade = next(s for s in trace.steps if s.name == "grade")
     text = node_text(chromium, "grade")
+    # Hovering the node lights its row in the steps table.
+    node = chromium.find_element("css selector", 'svg .node[data-node="grade"]')
+    ActionChains(chromium).move_to_element(node).perform()
+    lit = chromium.find_elements("css selector", "table.steps tr.hot")
+    assert [r.text.split()[0] for r in lit] == ["grade"]
     assert f"relevance {grade.scores['relevance']:.2f} < {grade.threshold['relevant']:.2f}" in text
     # Every retrieved chunk listed with its file and score.
     retrieved = grade.inputs["chunks"]

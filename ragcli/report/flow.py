@@ -378,6 +378,15 @@ def _signals(route: StepRecord) -> str:
     return "; ".join(shown) + (f" — thresholds: {limits}" if limits else "")
 
 
+def step_nodes(trace: Trace) -> list[str]:
+    """The node each step is drawn as, in step order (the steps table marks its rows with
+    them, so hovering a node lights its steps)."""
+    mode = trace.mode
+    if mode == "auto":
+        mode = (trace.result.get("auto_details") or {}).get("mode", "")
+    return [_node_id(trace, mode, step) or step.name for step in trace.steps]
+
+
 def flows(trace: Trace) -> list[Flow]:
     """The diagrams of a run: its mode's flow; auto's routing first, then the flow of the
     mode it chose, drawn with the steps after the route."""

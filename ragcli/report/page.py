@@ -9,7 +9,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from ragcli.report.flow import flows
+from ragcli.report.flow import flows, step_nodes
 from ragcli.report.svg import flow_svg
 from ragcli.trace.recorder import Trace
 
@@ -175,8 +175,7 @@ def sources_html(result: dict[str, Any], anchor: str) -> str:
 
 def steps_html(trace: Trace) -> str:
     rows = []
-    for step in trace.steps:
-        node = step.name
+    for step, node in zip(trace.steps, step_nodes(trace), strict=True):
         rows.append(
             f'<tr data-node="{escape(node)}"><td>{escape(step.name)}</td>'
             f"<td>{_pairs(step.scores)}</td><td>{_pairs(step.threshold)}</td>"
