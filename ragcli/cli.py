@@ -866,7 +866,10 @@ def _write_report(path: Path, traces: list, as_json: bool, to_stderr: bool = Fal
     if as_json and not to_stderr:
         _print_json({"html": str(path), "runs": [t.id for t in traces]})
         return
-    runs = ", ".join(f"{t.id} ({t.mode})" for t in traces)
+    if len(traces) <= 2:
+        runs = ", ".join(f"{t.id} ({t.mode})" for t in traces)
+    else:  # a compare: the modes say enough, the ids are on the page
+        runs = f"{len(traces)} runs ({', '.join(t.mode for t in traces)})"
     line = f"report written to {path}: {runs}"
     (errors if to_stderr or as_json else console).print(line, highlight=False, soft_wrap=True)
 
