@@ -103,6 +103,15 @@ LlmOpt = Annotated[
     typer.Option("--llm", metavar="NAME", help="Model backend: auto, openai or extractive."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+HtmlOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--html",
+        metavar="FILE",
+        help="Write the run(s) as one HTML page: answer, the route drawn, steps, chunks.",
+        show_default=False,
+    ),
+]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Log each step.")]
 PathOpt = Annotated[
     list[str] | None,
@@ -785,25 +794,31 @@ def trace(
         ),
     ] = None,
     as_json: JsonOpt = False,
+    html: HtmlOpt = None,
     store: StoreOpt = None,
     config: ConfigOpt = None,
 ) -> None:
     """Show how a run was made: every score, threshold, route and iteration.
 
-    `ragcli trace diff A B` puts two runs' steps side by side and marks what differs."""
+    `ragcli trace diff A B` puts two runs' steps side by side and marks what differs.
+    `--html FILE` writes the run (or both runs of a diff) as one page that draws the route."""
     from ragcli import service
     from ragcli.views import trace as views
 
     settings = _settings(config, store)
+    if html is not None and (list_runs or search is not None or conversation_id is not None):
+        raise RagcliError("--html draws a run or a diff, not a list of runs", ExitCode.USAGE)
     if trace_id == "diff" or more_ids:
         if trace_id != "diff" or len(more_ids or []) != 2:
             raise RagcliError("compare two runs with `ragcli trace diff ID_A ID_B`", ExitCode.USAGE)
         from ragcli.trace.diff import diff_traces
 
         first, second = (more_ids or [])[:2]
-        data = diff_traces(
-            service.find_trace(settings, first), service.find_trace(settings, second)
-        )
+        pair = [service.find_trace(settings, first), service.find_trace(settings, second)]
+        if html is not None:
+            _write_report(html, pair, as_json)
+            return
+        data = diff_traces(*pair)
         _print_json(data) if as_json else console.print(views.trace_diff_view(data))
         return
     traces = service.trace_store(settings)
@@ -831,11 +846,32 @@ def trace(
         _print_json(rows) if as_json else console.print(views.trace_list(rows))
         return
     record = service.find_trace(settings, trace_id)
+    if html is not None:
+        _write_report(html, [record], as_json)
+        return
     if as_json:
         _print_json(record.to_dict())
     else:
         usd = service.cost_of(settings, record.backend, record.usage())
         console.print(views.trace_view(record, cost=usd, full=show_all))
+
+
+def _write_report(path: Path, traces: list, as_json: bool, to_stderr: bool = False) -> None:
+    """The page for `traces`; one line says where it went (JSON with --json)."""
+    from ragcli.report import check_target
+    from ragcli.report.page import write
+
+    check_target(path)
+    write(traces, path)
+    if as_json and not to_stderr:
+        _print_json({"html": str(path), "runs": [t.id for t in traces]})
+        return
+    if len(traces) <= 2:
+        runs = ", ".join(f"{t.id} ({t.mode})" for t in traces)
+    else:  # a compare: the modes say enough, the ids are on the page
+        runs = f"{len(traces)} runs ({', '.join(t.mode for t in traces)})"
+    line = f"report written to {path}: {runs}"
+    (errors if to_stderr or as_json else console).print(line, highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -938,16 +974,18 @@ def compare(
     types: TypeOpt = None,
     since: SinceOpt = None,
     as_json: JsonOpt = False,
+    html: HtmlOpt = None,
     store: StoreOpt = None,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
     """Run every mode on one question and compare them in one table (same as ask --compare).
 
+    `--html FILE` also writes every mode's run side by side on one page.
     Exits 0 when every mode produced an answer of some kind, 1 when one failed."""
     _logging(verbose)
     filters = _filters(paths, types, since)
-    _compare(question, top_k, llm, collection, filters, as_json, store, config)
+    _compare(question, top_k, llm, collection, filters, as_json, store, config, html)
 
 
 def _compare(
@@ -959,9 +997,15 @@ def _compare(
     as_json: bool,
     store: Path | None,
     config: Path | None,
+    html: Path | None = None,
 ) -> None:
     from ragcli import service
     from ragcli.views.compare import compare_view
+
+    if html is not None:
+        from ragcli.report import check_target
+
+        check_target(html)  # before six runs, not after
 
     flags = {"store.collection": collection, "llm.provider": llm, "retrieval.top_k": top_k}
     settings = _settings(config, store, flags)
@@ -975,6 +1019,11 @@ def _compare(
         settings, question, on_export=_export_notice, on_run=announce, filters=filters
     )
     _print_json(rows) if as_json else console.print(compare_view(question, rows))
+    if html is not None:
+        ids = [row["trace_id"] for row in rows if row.get("trace_id")]
+        traces = [t for t in (service.saved_trace(settings, i) for i in ids) if t is not None]
+        if traces:
+            _write_report(html, traces, as_json, to_stderr=True)
     if any(row.get("error") for row in rows):
         raise typer.Exit(int(ExitCode.FAILURE))
 

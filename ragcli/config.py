@@ -229,6 +229,18 @@ class ServeSettings(Section):
     token: SecretStr | None = None
 
 
+class TraceSettings(Section):
+    # OTLP/HTTP receiver every run is sent to as OpenTelemetry spans (Phoenix, Langfuse,
+    # Jaeger, Tempo ...): a base URL (/v1/traces is added) or the full traces URL. Unset, the
+    # standard OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT are read;
+    # with none of them, nothing is exported and no OpenTelemetry code is imported.
+    otlp_endpoint: str | None = None
+    # Seconds one export may take: a collector that is down or slow costs at most this.
+    export_timeout: float = Field(2.0, gt=0, le=60)
+    # The project the spans land in (Phoenix reads openinference.project.name).
+    project: str = "ragcli"
+
+
 class Settings(Section):
     store: StoreSettings = StoreSettings()
     embedding: EmbeddingSettings = EmbeddingSettings()
@@ -249,6 +261,7 @@ class Settings(Section):
     limits: LimitsSettings = LimitsSettings()
     conversation: ConversationSettings = ConversationSettings()
     serve: ServeSettings = ServeSettings()
+    trace: TraceSettings = TraceSettings()
 
     def thresholds(self) -> dict[str, Any]:
         """Every threshold and limit in force, for the trace."""

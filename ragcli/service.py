@@ -370,6 +370,9 @@ def ask(
     trace.sources = [s.model_dump(mode="json") for s in result.sources]
     trace.result = result.to_json_dict()
     save_trace(settings, trace)
+    from ragcli.trace.export import export_run  # light: OpenTelemetry only when configured
+
+    export_run(settings, trace)
     return result
 
 

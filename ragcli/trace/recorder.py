@@ -31,6 +31,9 @@ class StepRecord:
     threshold: dict[str, Any] = field(default_factory=dict)
     decision: str = ""
     ms: float = 0.0
+    # When the step began, in ms after the trace's created_at: spans and the report's
+    # timeline place steps by it (0 in traces saved before it was recorded).
+    start_ms: float = 0.0
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -67,7 +70,7 @@ class Trace:
 
     @contextmanager
     def step(self, name: str, **inputs: Any) -> Iterator[StepRecord]:
-        record = StepRecord(name=name, inputs=inputs)
+        record = StepRecord(name=name, inputs=inputs, start_ms=self.elapsed_ms())
         self.steps.append(record)
         token = _current_step.set(record)
         started = time.perf_counter()
@@ -77,6 +80,10 @@ class Trace:
             record.ms = round((time.perf_counter() - started) * 1000, 1)
             _current_step.reset(token)
             log.info("%s", step_line(record))
+
+    def elapsed_ms(self) -> float:
+        since = datetime.now(UTC) - datetime.fromisoformat(self.created_at)
+        return round(since.total_seconds() * 1000, 1)
 
     def usage(self) -> dict[str, int]:
         return {
