@@ -35,6 +35,26 @@ def resolved(path: Path) -> Path:
         return path.absolute()
 
 
+class Resolver:
+    """resolved() with each folder resolved once: a file that is not itself a link is its
+    folder's resolved path plus its name (one lstat, where resolve() takes one for every
+    component of the path: the largest cost of an unchanged re-ingest of many files)."""
+
+    def __init__(self) -> None:
+        self._folders: dict[Path, Path] = {}
+
+    def __call__(self, path: Path) -> Path:
+        try:
+            if path.is_symlink():
+                return resolved(path)
+        except OSError:
+            return resolved(path)
+        folder = self._folders.get(path.parent)
+        if folder is None:
+            folder = self._folders[path.parent] = resolved(path.parent)
+        return folder / path.name
+
+
 class FileSource:
     """The files under `paths`, keyed in the manifest by their resolved absolute path."""
 
@@ -60,23 +80,27 @@ class FileSource:
         # Parses in worker processes once there are enough files; by default (and with one
         # worker) in the calling thread.
         self.parser = parser or ParsePool(chunker, current_options(), workers=1)
+        self._keys: dict[Path, Path] = {}  # each entry's resolved path, found by entries()
 
     def entries(self) -> list[Path]:
+        resolve = Resolver()
         seen: set[Path] = set()
         found = []
         for root in self.paths:
             for path in walk(root):
-                key = resolved(path)
+                key = resolve(path)
                 if key not in seen:
                     seen.add(key)
                     found.append(path)
+                    self._keys[path] = key
         return found
 
     def prepare(self, path: Path, find_copy: bool = True) -> FileOutcome | Item:
         """What to do with `path`; with `find_copy`, content stored under another path is
         taken from there, unread. A file to parse comes back still parsing (in the pool):
         `finish` waits for it."""
-        key = str(resolved(path))
+        known = self._keys.get(path)
+        key = str(known if known is not None else resolved(path))
         try:
             outcome = self._prepare(path, key, find_copy)
         except (LoadError, OSError) as exc:
@@ -155,16 +179,19 @@ class FileSource:
         if path.is_dir() and not path.is_symlink():
             return FileOutcome(key, "failed", "cannot read this folder (permission denied)")
         collection = self.collection
+        stat = path.stat()
+        known = self.manifest.get(collection, key)
+        # A stored file with its size and time is unchanged, whatever its type: found before
+        # its QnA sniffing, which reads the file (a workbook: all of it).
+        unchanged = known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns
+        if unchanged and known and path.is_file():
+            return FileOutcome(key, "unchanged", chunks=known.chunk_count)
         qna = qna_format(path, collection, self.qna_collection)
         file_type = "qna" if qna else file_type_of(path)
         if file_type is None:
             return FileOutcome(key, "skipped", f"unsupported file type {path.suffix or '(none)'}")
-        stat = path.stat()
         if not path.is_file():
             return FileOutcome(key, "skipped", "not a regular file")
-        known = self.manifest.get(collection, key)
-        if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
-            return FileOutcome(key, "unchanged", chunks=known.chunk_count)
         sha = sha256_of(path)
         if known and known.sha256 == sha:
             known.mtime_ns = stat.st_mtime_ns  # touched, not changed: remember the new time

@@ -203,15 +203,17 @@ class Ingestor:
         if self.claim is not None:
             self.claim(collection)
         store_dir = self.manifest.path.parent
-        embedding_identity.check(
-            self.store, store_dir, collection, self.embedder, self.store.count(collection) > 0
-        )
+        # The manifest answers "has chunks" without a Chroma read, whose first one in a
+        # process loads the collection (seconds at 100k chunks); an unchanged run needs none.
+        stored = self.manifest.chunk_total(collection)
+        has_chunks = stored > 0 or self.store.count(collection) > 0
+        embedding_identity.check(self.store, store_dir, collection, self.embedder, has_chunks)
         embedding_identity.record(self.store, store_dir, collection, self.embedder)
         for repair in recover(self.store, self.manifest, collection, self._delete_chunks, chunk_id):
             report.recovered.append(asdict(repair))
             report.chunks_removed += repair.chunks_removed
         if self.lexical:  # what other machines logged, or a killed run left unindexed
-            self.lexical.catch_up(collection, self.store)
+            self.lexical.catch_up(collection, self.store, self.manifest.chunk_total(collection))
             self.lexical.begin(collection)
         entries = source.entries()
         self.activity.begin(entries)
@@ -251,6 +253,7 @@ class Ingestor:
         # The BM25 index is derived from Chroma (caught up at the start of every run), so
         # one save per run is enough: a kill before it costs a catch-up, not data.
         if self.lexical:
+            self.lexical.verify(collection, self.store)
             self.lexical.save(collection, self.store)
         report.seconds = time.perf_counter() - started
         return report

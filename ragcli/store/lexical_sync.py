@@ -150,15 +150,26 @@ class LexicalIndexes:
             self._publish(collection, store, changes)
         (lexical_dir(self.store_dir, collection) / UNSAVED).unlink(missing_ok=True)
 
-    def catch_up(self, collection: str, vectors: Any) -> Reconciled:
+    def catch_up(self, collection: str, vectors: Any, stored: int) -> Reconciled:
         """Before a run writes: take in what other machines logged, and what a run of this
-        machine killed before its save left unindexed (published with this run's changes)."""
+        machine killed before its save left unindexed (published with this run's changes).
+        `stored`: the chunks the manifest says the collection holds, so that a local store
+        in step is not read at all."""
         killed = (lexical_dir(self.store_dir, collection) / UNSAVED).exists()
         if vectors.url:
             return self._sync(collection, vectors, publish=killed)
-        if killed or len(self.index(collection)) != vectors.count(collection):
+        if killed or len(self.index(collection)) != stored:
             return self.reconcile(collection, vectors)
         return Reconciled()
+
+    def verify(self, collection: str, vectors: Any) -> None:
+        """After a run that changed the index: compare it with Chroma (loaded by the
+        writes, so counting is cheap) and repair what a damaged store left, such as a chunk
+        deleted behind ragcli's back. A run that changed nothing reads nothing."""
+        if collection in self._pending and len(self.index(collection)) != vectors.count(
+            collection
+        ):
+            self.reconcile(collection, vectors, publish=True)
 
     # ---- the reader's side --------------------------------------------------------------------
 

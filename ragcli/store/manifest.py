@@ -148,6 +148,16 @@ class Manifest:
                 ).fetchall()
         return [FileRecord(*row) for row in rows]
 
+    def chunk_total(self, collection: str) -> int:
+        """The chunks the collection's files have in the store (what Chroma holds once any
+        journaled run is recovered), read without opening Chroma."""
+        with self._lock:
+            row = self.db.execute(
+                "SELECT COALESCE(SUM(chunk_count), 0) FROM files WHERE collection = ?",
+                (collection,),
+            ).fetchone()
+        return int(row[0])
+
     def problem(self, collection: str, path: str) -> ProblemRecord | None:
         with self._lock:
             row = self.db.execute(
