@@ -19,47 +19,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
-
-import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 QUESTIONS = ROOT / "scripts" / "data" / "typer_howto.yaml"
 DOCS = ROOT.parent / "shared" / "eval" / "typer-docs"
-PLAIN_WORD = re.compile(r"[a-z]+")
-
-
-@dataclass(frozen=True)
-class HowTo:
-    question: str
-    names: tuple[str, ...]
-    held_out: bool
-
-
-def load(path: Path) -> list[HowTo]:
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    return [HowTo(q["question"], tuple(q["names"]), bool(q.get("held_out"))) for q in raw]
-
-
-def names_it(text: str, name: str) -> bool:
-    """`text` holds `name` as a name. A plain word (`prompt`, `count`) counts only where
-    it reads as code: in backticks, as `name=`, `name(`, or `.name`; otherwise prose such as
-    "exit code" or "count the files" would pass."""
-    escaped = re.escape(name)
-    if not PLAIN_WORD.fullmatch(name):
-        return re.search(rf"(?<![\w]){escaped}(?![\w])", text) is not None
-    as_code = (
-        rf"`[^`\n]*(?<![\w]){escaped}(?![\w])[^`\n]*`"
-        rf"|(?<![\w]){escaped}\s*[=(]|\.{escaped}(?![\w])"
-    )
-    return re.search(as_code, text) is not None
 
 
 def main() -> int:
@@ -74,8 +43,9 @@ def main() -> int:
 
     from ragcli import service
     from ragcli.config import load_settings
+    from ragcli.evaluation.howto import load_howtos, names_any, names_it
 
-    questions = load(args.questions)
+    questions = load_howtos(args.questions)
     if args.split != "all":
         questions = [q for q in questions if q.held_out == (args.split == "held")]
     with tempfile.TemporaryDirectory() as work:
@@ -90,7 +60,7 @@ def main() -> int:
         lengths = []
         for q in questions:
             result = service.ask(settings, q.question, resources=resources)
-            answered = any(names_it(result.answer, n) for n in q.names)
+            answered = names_any(result.answer, q)
             sourced = any(names_it(s.content, n) for s in result.sources for n in q.names)
             in_answer += answered
             in_sources += sourced
