@@ -109,9 +109,9 @@ def test_the_chosen_sections_code_example_is_shown(ask):
     assert len(answer) <= 700 + 40  # llm.answer_max_chars, citations aside
 
 
-def test_a_covered_question_gets_a_short_answer(ask):
-    """The first sentence names the middleware that guards against the attack: nothing
-    from the other sections is added."""
+def test_a_what_question_gets_the_heading_and_stays_in_its_section(ask):
+    """The question asks for a name: the sentence that answers it opens with its verb
+    under "## `TrustedHostMiddleware`", and nothing from the other sections is added."""
     answer = ask("What protects against HTTP Host header attacks?")
-    assert "TrustedHostMiddleware" in answer
+    assert first_sentence(answer).startswith("**`TrustedHostMiddleware`**: checks that")
     assert "[2]" not in answer
