@@ -6,7 +6,10 @@ Three labelled sets, each ingested into its own temporary store:
 - answers: technical documents in tests/data/answers/ with tests/data/answer_choice.yaml;
 - sample:  sample_corpus/ with the answerable questions of tests/data/labelled_questions.yaml
            and the standard-mode questions of tests/data/auto_routing.yaml;
-- rhine:   the SQuAD 2.0 article in ../shared/eval/squad-rhine/ (skipped when absent).
+- rhine:   the SQuAD 2.0 article in ../shared/eval/squad-rhine/ (skipped when absent);
+- howto:   Typer's tutorial in ../shared/eval/typer-docs/ with the questions of
+           scripts/data/typer_howto.yaml that are not held out (skipped when absent); a
+           sentence answers when, as quoted, it names one of the question's names.
 
 Every candidate sentence of each question's top-5 chunks is a row; its label says whether
 it (with the list or code it introduces) holds the expected text. Prints, per set, how
@@ -14,6 +17,8 @@ often the best-scored sentence holds it, for relevance alone, for the fit on all
 and for a fit that leaves that set out (the figure for documents the fit has not seen).
 
     .venv/bin/python scripts/fit_answers.py [--check]   # --check: print, write nothing
+    # --dump rows.json: every question's candidates (features, labels, sizes, texts), to try
+    # a choice of sentences without asking again; --only howto answers: those sets only
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ from ragcli.llm.answer_choice import FEATURES, AnswerChoice  # noqa: E402
 DATA = ROOT / "tests" / "data"
 OUT = ROOT / "ragcli" / "data" / "answer_choice.json"
 RHINE = ROOT.parent / "shared" / "eval" / "squad-rhine"
+TYPER = ROOT.parent / "shared" / "eval" / "typer-docs"
+HOWTO = ROOT / "scripts" / "data" / "typer_howto.yaml"
 
 
 @dataclass
@@ -43,6 +50,7 @@ class Question:
     text: str
     expect: list[str]
     squad: bool = False  # SQuAD's normalisation, not a plain substring
+    names: bool = False  # `expect` are names, found as code (evaluation/howto.py)
 
 
 @dataclass
@@ -52,6 +60,10 @@ class Rows:
     features: list[tuple[float, ...]]
     labels: list[bool]
     relevance: list[float]
+    sizes: list[int]  # characters as quoted, with what a lead-in brings
+    places: list[tuple[int, int]]  # (chunk, position)
+    question: str = ""
+    texts: list[str] | None = None  # as quoted (for --dump)
 
 
 def holds(text: str, question: Question) -> bool:
@@ -59,6 +71,10 @@ def holds(text: str, question: Question) -> bool:
         from ragcli.evaluation.squad import contains_answer
 
         return contains_answer(text, question.expect)
+    if question.names:
+        from ragcli.evaluation.howto import names_it
+
+        return any(names_it(text, name) for name in question.expect)
     return any(e.lower() in text.lower() for e in question.expect)
 
 
@@ -90,6 +106,14 @@ def labelled_sets(work: Path) -> dict[str, tuple[list[Path], list[Question]]]:
         article = work / "rhine.md"
         article.write_text(markdown, encoding="utf-8")
         sets["rhine"] = ([article], [Question(q.question, q.answers, True) for q in questions])
+    if TYPER.is_dir():
+        from ragcli.evaluation.howto import load_howtos
+
+        howtos = [h for h in load_howtos(HOWTO) if not h.held_out]
+        sets["howto"] = (
+            sorted(TYPER.rglob("*.md")),
+            [Question(h.question, list(h.names), names=True) for h in howtos],
+        )
     return sets
 
 
@@ -115,9 +139,9 @@ def collect(name: str, paths: list[Path], questions: list[Question], work: Path)
     for question in questions:
         chunks = search.search(question.text, settings.retrieval.top_k)
         scored = llm.scored_sentences(question.text, chunks)
-        labels = []
+        labels, sizes = [], []
         for s in scored:
-            text = s.candidate.text
+            text = llm.as_quoted(s.candidate)  # with the heading it carries
             if s.features[FEATURES.index("lead_in")]:  # a lead-in: what it introduces is quoted with it
                 text += (
                     "\n"
@@ -126,7 +150,18 @@ def collect(name: str, paths: list[Path], questions: list[Question], work: Path)
                     )[0]
                 )
             labels.append(holds(text, question))
-        out.append(Rows([s.features for s in scored], labels, [s.relevance for s in scored]))
+            sizes.append(len(text))
+        out.append(
+            Rows(
+                [s.features for s in scored],
+                labels,
+                [s.relevance for s in scored],
+                sizes,
+                [(s.candidate.chunk_number, s.candidate.position) for s in scored],
+                question.text,
+                [llm.as_quoted(s.candidate) for s in scored],
+            )
+        )
     return out
 
 
@@ -168,11 +203,20 @@ def top1(rows: list[Rows], score) -> tuple[int, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="print the fit, write nothing")
+    parser.add_argument("--dump", type=Path, help="also write the rows here (JSON)")
+    parser.add_argument("--only", nargs="+", help="these sets only (with --check)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         sets = labelled_sets(work)
+        if args.only:
+            sets = {name: found for name, found in sets.items() if name in args.only}
         data = {name: collect(name, paths, qs, work) for name, (paths, qs) in sets.items()}
+    if args.dump:
+        args.dump.write_text(
+            json.dumps({name: [vars(q) for q in rows] for name, rows in data.items()}),
+            encoding="utf-8",
+        )
     model = fit(list(data.values()))
     print("set       questions  relevance alone  fit on all  fit without this set")
     for name, rows in data.items():

@@ -18,7 +18,10 @@ words with the question. The answer score adds what the question asks for:
               identifier for "how do I" (or a lead-in to a list or code block);
 - lead_in:    the sentence ends with a colon and introduces a list or code, which is
               quoted with it;
-- rank:       1 / the retrieval rank of the chunk it comes from.
+- rank:       1 / the retrieval rank of the chunk it comes from;
+- names_new:  for a how-to question, the sentence as quoted (with the heading it carries,
+              llm/subject.py) or the code it introduces names an identifier the question
+              does not hold: it names the solution, not only the problem.
 
 The weights are a logistic fit of "this sentence holds the gold answer" over labelled
 questions (scripts/fit_answers.py writes ragcli/data/answer_choice.json), as `calibrate`
@@ -35,16 +38,29 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
-from ragcli.llm.text import terms
+from ragcli.llm.text import stems, terms
 
-FEATURES = ("relevance", "context", "section", "novelty", "asked_for", "lead_in", "rank")
+FEATURES = (
+    "relevance",
+    "context",
+    "section",
+    "novelty",
+    "asked_for",
+    "lead_in",
+    "rank",
+    "names_new",
+)
 QuestionKind = Literal["instruction", "number", "date", "name", "other"]
 
-# The type of answer a question asks for, from its opening words (English question forms).
+# The type of answer a question asks for, from its question words (English question forms).
+# An instruction may follow a clause ("Where are configs kept, and how do I get …?").
 INSTRUCTION = re.compile(
-    r"^\s*(?:how\s+(?:do|can|could|should|would|may|must)\s+(?:i|we|you|one)\b|how\s+to\b"
+    r"(?:^|[,;]\s*(?:and|or|but)?\s*|^\s*(?:and|so|then|also)\s+)"
+    r"(?:how\s+(?:do|can|could|should|would|may|must)\s+(?:i|we|you|one)\b|how\s+to\b"
+    r"|what\s+(?:do|should|can|could|would)\s+(?:i|we|you|one)\s+use\b"
     r"|what(?:'s|\s+is|\s+are)\s+the\s+(?:command|syntax|way|steps|option|setting|flag)"
-    r"|which\s+(?:command|option|setting|flag|function|method|class|parameter|argument)s?\b)",
+    r"|which\s+(?:command|option|setting|flag|function|method|class|parameter|argument)s?\b"
+    r"|is\s+there\s+(?:a|an|any)\s+(?:way|option|setting|flag|command)\b)",
     re.I,
 )
 NUMBER = re.compile(
@@ -75,6 +91,8 @@ IDENTIFIER = re.compile(
     r"`[^`]+`|(?<![\w-])--?[a-z][\w-]*|\b\w+_\w+\b|\b\w+\.\w+\(|\b[a-z]+[A-Z]\w*"
     r"|\b[A-Z][a-z]+[A-Z]\w*|\w\(\)|(?:^|\s)[~.]?/\w[\w./-]*|^\s*```|^\s*\$\s"
 )
+# The words of an identifier: `add_typer` → add, typer; `GZipMiddleware` → g, zip, middleware.
+IDENTIFIER_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
 ITEM_OR_CODE = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|```|~~~)\s*")
 
@@ -107,6 +125,21 @@ def asked_for(kind: QuestionKind, question: str, sentence: str, introduces: bool
     return 0.0
 
 
+def new_identifiers(question: str, text: str) -> bool:
+    """`text` names an identifier (a code span, a --flag, snake_case, CamelCase, a call)
+    with a word the question does not hold: `app.add_typer()` answers "How do I combine
+    Typer apps?", `typer.Typer()` only restates it."""
+    asked = set(stems(question))
+    for match in IDENTIFIER.finditer(text):
+        name = match.group().strip().strip("`").strip()
+        if name.startswith("```"):
+            continue
+        parts = [p.lower() for p in IDENTIFIER_PART.findall(name)]
+        if any(part not in asked for part in stems(" ".join(parts))):
+            return True
+    return False
+
+
 def novelty(question: str, sentence: str) -> float:
     """Share of the sentence's distinct content terms that the question does not hold."""
     own = set(terms(sentence))
@@ -123,8 +156,14 @@ def features(
     section: float,
     introduces: bool,
     rank: int,
+    quoted: str = "",
+    brings: str = "",
 ) -> tuple[float, ...]:
+    """`quoted` is the sentence as the answer quotes it (with a heading it carries),
+    `brings` the list or code it introduces."""
     kind = question_kind(question)
+    howto = kind == "instruction"
+    solution = new_identifiers(question, f"{quoted or sentence}\n{brings}")
     return (
         relevance,
         context,
@@ -133,6 +172,7 @@ def features(
         asked_for(kind, question, sentence, introduces),
         float(introduces),
         1.0 / max(1, rank),
+        float(howto and solution),
     )
 
 

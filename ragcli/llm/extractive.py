@@ -15,13 +15,14 @@ import numpy as np
 
 from ragcli.config import LLMSettings
 from ragcli.llm import answer_choice
-from ragcli.llm.answer_choice import FEATURES
+from ragcli.llm.answer_choice import FEATURES, question_kind
 from ragcli.llm.base import GradeBands
 from ragcli.llm.calibration import Calibration
 from ragcli.llm.citations import citation_label, cited_runs, merge_sources
 from ragcli.llm.decompose import decompose as decompose_question
 from ragcli.llm.followup import make_standalone
 from ragcli.llm.segment import UnitKind, units
+from ragcli.llm.subject import with_heading
 from ragcli.llm.table_rows import named_rows
 from ragcli.llm.text import (
     STOPWORDS,
@@ -52,13 +53,25 @@ NO_ANSWER_PART = "The retrieved documents do not appear to answer this part."
 DUPLICATE_COSINE = 0.92
 # An answer sentence this close to a source sentence is taken as supported by it.
 SUPPORT_COSINE = 0.85
-# Sentences whose answer score reaches this share of the best one's are quoted with it
-# (measured on the SQuAD article: at 0.5 answers grow to a median of 376 characters, at
-# 0.75 they stay near 280 with the best answer first more often).
-KEEP_SHARE = 0.75
+# Sentences whose answer score reaches this share of the best one's are quoted with it,
+# until the ask is covered (below).
+KEEP_SHARE = 0.6
+# The answer stops once its sentences very probably hold the answer: the chance that none
+# does (the product of 1 - each one's answer score) falls below 1 - COVERED. A how-to
+# question's sentences name many identifiers, so one rarely settles it: it goes on longer.
+# Measured with scripts/fit_answers.py --dump on its labelled sets (2026-11-25): the Rhine
+# article's gold answer is in 0.872 of answers at a median of 321 characters (0.845 at 232
+# with the share at 0.75 and no stop); Typer how-to questions name the solution in 20 of
+# 28 at 451 characters (18 at 360 with 0.999, 21 at 650 filling llm.answer_max_chars).
+COVERED: dict[str, float] = {"instruction": 0.9999}
+COVERED_FACT = 0.98
 # Relevance of the sentence, of the one before it and of its heading: one must reach
 # llm.answer_min_relevance for the sentence to be quoted.
 BEARING = ("relevance", "context", "section")
+# A documentation site's template directive on a line of its own: `{* src/main.py hl[3] *}`,
+# `{% include "x.md" %}`, `{{ snippet }}`. The reader of an answer cannot use it.
+TEMPLATE_DIRECTIVE = re.compile(r"^\s*\{([*%{]).*[*%}]\}\s*$", re.S)
+FENCE = re.compile(r"^\s*(?:```|~~~)")
 ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 # Embedding the sentences is most of a warm offline answer's time, so only this many are
 # scored: those sharing the most (idf-weighted) terms with the question. On the labelled
@@ -110,6 +123,30 @@ def introduced(text: str, position: int) -> tuple[str, int]:
         if unit.kind == "code":
             break
     return "\n".join(following), len(following)
+
+
+def section_example(text: str, position: int) -> tuple[str, int] | None:
+    """The code example of the section unit `position` of `text` sits in: the first fenced
+    block after it before the next heading, else the last one before it since the heading;
+    with its unit index. A terminal transcript (```console) shows a run's output, not how
+    to write the solution, so it is not an example."""
+    found = units(text)
+
+    def example(i: int) -> bool:
+        unit = found[i]
+        return unit.kind == "code" and not unit.text.lstrip("`~ ").lower().startswith("console")
+
+    for i in range(position + 1, len(found)):
+        if found[i].kind == "heading":
+            break
+        if example(i):
+            return found[i].text, i
+    for i in range(position - 1, -1, -1):
+        if found[i].kind == "heading":
+            break
+        if example(i):
+            return found[i].text, i
+    return None
 
 
 def _same(one: Candidate, other: Candidate) -> bool:
@@ -180,6 +217,8 @@ class ExtractiveBackend:
                     continue  # fragments are not answers
                 if sentence.rstrip().endswith("?"):
                     continue  # a question in the source restates, it does not answer
+                if TEMPLATE_DIRECTIVE.match(sentence):
+                    continue  # `{* docs_src/app.py *}`: a site generator's include, not text
                 found.append(Found(sentence, number, position, section, unit.kind))
         return found
 
@@ -279,9 +318,12 @@ class ExtractiveBackend:
                 and not (before.kind == candidate.kind == "row")
             )
             is_named = kept[i] in named
-            introduces = candidate.text.rstrip().endswith(":") and bool(
+            brings = (
                 introduced(chunks[candidate.chunk_number - 1].content, candidate.position)[0]
+                if candidate.text.rstrip().endswith(":")
+                else ""
             )
+            introduces = bool(brings)
             features = answer_choice.features(
                 query,
                 candidate.text,
@@ -292,6 +334,8 @@ class ExtractiveBackend:
                 1.0 if is_named else section_relevance.get(candidate.section, 0.0),
                 introduces,
                 candidate.chunk_number,
+                quoted=self.as_quoted(candidate),
+                brings=brings,
             )
             score = choice.score(features)
             scored.append(ScoredSentence(candidate, relevance, features, score, is_named))
@@ -303,6 +347,33 @@ class ExtractiveBackend:
         """The positions in `found` of the table rows the question names."""
         rows = [i for i, f in enumerate(found) if f.kind == "row"]
         return {rows[j] for j in named_rows(query, [found[i].text for i in rows])}
+
+    @staticmethod
+    def as_quoted(candidate: Candidate) -> str:
+        """The candidate as the answer quotes it: a sentence whose subject is its section's
+        heading carries that heading (llm/subject.py)."""
+        if candidate.kind != "sentence":
+            return candidate.text
+        return with_heading(candidate.text, candidate.section)
+
+    def _example(
+        self, query: str, best: ScoredSentence, chunks: list[RetrievedChunk]
+    ) -> Candidate | None:
+        """The code example of the best answer's section, for a how-to question whose best
+        answer neither is code nor brings it (llm.answer_max_chars permitting)."""
+        candidate = best.candidate
+        if question_kind(query) != "instruction" or candidate.kind == "code":
+            return None
+        if best.features[FEATURES.index("lead_in")]:
+            return None  # a lead-in brings its own
+        chunk = chunks[candidate.chunk_number - 1].content
+        found = section_example(chunk, candidate.position)
+        if found is None:
+            return None
+        text, position = found
+        if len(text) + len(self.as_quoted(candidate)) + 7 > self.options.answer_max_chars:
+            return None
+        return Candidate(text, candidate.chunk_number, position, candidate.vector, kind="code")
 
     def generate(self, query: str, chunks: list[RetrievedChunk]) -> str:
         scored = self.scored_sentences(query, chunks)
@@ -322,14 +393,24 @@ class ExtractiveBackend:
         # Keep sentences close to the best answer: a weak sentence dilutes a strong one.
         cutoff = eligible[0].score * KEEP_SHARE
         chosen: list[Candidate] = []
-        length = 0
+        example = self._example(query, eligible[0], chunks)
+        length = len(example.text) + 2 if example else 0
+        if example:
+            chosen.append(example)
+        missed = 1.0  # the chance that none of the chosen sentences answers
+        covered = COVERED.get(question_kind(query), COVERED_FACT)
         for sentence in eligible:
             candidate = sentence.candidate
-            if sentence.score < cutoff:
-                break
-            if any(_same(candidate, c) for c in chosen):
+            if sentence.score < cutoff or 1.0 - missed >= covered:
+                break  # what is left is weaker, or the ask is covered already
+            if example and (candidate.chunk_number, candidate.position) == (
+                example.chunk_number,
+                example.position,
+            ):
+                continue  # the example, already in
+            if any(_same(candidate, c) for c in chosen if c is not example):
                 continue
-            size = len(candidate.text) + 5
+            size = len(self.as_quoted(candidate)) + 5
             if sentence.features[FEATURES.index("lead_in")]:  # it brings its list or code
                 chunk = chunks[candidate.chunk_number - 1].content
                 size += len(introduced(chunk, candidate.position)[0]) + 2
@@ -337,6 +418,7 @@ class ExtractiveBackend:
                 continue
             chosen.append(candidate)
             length += size
+            missed *= 1.0 - sentence.score
         # The passage holding the best answer comes first; within a passage, its sentences
         # keep their order.
         lead: dict[int, int] = {}
@@ -345,13 +427,17 @@ class ExtractiveBackend:
         chosen.sort(key=lambda c: (lead[c.chunk_number], c.position))
         # What the chosen sentences leave for the lists and code their lead-ins bring (they
         # were counted in when choosing, so each fits).
-        room = self.options.answer_max_chars - sum(len(c.text) + 5 for c in chosen)
+        room = self.options.answer_max_chars - sum(
+            len(self.as_quoted(c)) + (2 if c is example else 5) for c in chosen
+        )
         quoted = []
         taken: set[tuple[int, int]] = set()  # (chunk, position) quoted after a lead-in
         for c in chosen:
             if (c.chunk_number, c.position) in taken:
                 continue
-            text = f"{c.text} [{c.chunk_number}]"
+            text = f"{self.as_quoted(c)} [{c.chunk_number}]"
+            if c.kind == "code":  # nothing may follow a closing fence on its line
+                text = f"{c.text}\n[{c.chunk_number}]\n"
             if c.kind == "row" and not ITEM_OR_ROW.match(text):
                 text = f"- {text}"  # a `name: value; …` row: a line of its own, as a list item
             if c.text.rstrip().endswith(":"):  # a lead-in: quote the list or code it introduces
@@ -361,7 +447,7 @@ class ExtractiveBackend:
                 # Markdown, and a blank line would split a synthesized section in two. The
                 # citation closes the whole quote.
                 if follow and len(follow) + 2 <= room:
-                    text = f"{c.text}\n{follow}\n[{c.chunk_number}]\n"
+                    text = f"{self.as_quoted(c)}\n{follow}\n[{c.chunk_number}]\n"
                     room -= len(follow) + 2
             quoted.append(text)
         # A list item or table row quoted on its own starts a line, as in its source.
@@ -373,7 +459,8 @@ class ExtractiveBackend:
             if after_item and not item:
                 answer = answer.rstrip("\n") + "\n\n"
             elif not answer.endswith("\n"):
-                answer += "\n" if item else " "
+                # A code fence only opens at the start of a line.
+                answer += "\n" if item or FENCE.match(text) else " "
             answer += text
             after_item = item
         return answer.strip() or NO_ANSWER

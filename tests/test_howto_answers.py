@@ -1,0 +1,117 @@
+"""Offline answers to how-to questions name the solution (issue 31): a sentence whose
+subject is its section's heading carries the heading, the passage naming a solution comes
+before the one restating the problem, the chosen section's code example is shown, and a
+question whose ask is covered gets a short answer.
+
+tests/data/howto/middleware.md is a web framework's middleware page (written for these
+tests, not fitted on): each middleware's section is titled with its class name and begins
+"Enforces …", "Handles …", "Checks …"; each class has a section before it that describes
+the problem it solves without naming it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragcli import service
+from ragcli.llm.subject import heading_name, lacks_subject, with_heading
+from ragcli.llm.text import sentences, strip_citations
+from tests.conftest import settings_for
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.mark.parametrize(
+    "heading, name",
+    [
+        ("`GZipMiddleware`", "`GZipMiddleware`"),
+        ("GZipMiddleware", "`GZipMiddleware`"),
+        ("typer.progressbar", "`typer.progressbar`"),
+        ("`awesome-cli create`", "`awesome-cli create`"),
+        ("--verbose", "`--verbose`"),
+        ("Restoring from a backup", None),
+        ("Fix with `is_eager`", None),  # a phrase that mentions a name is not one
+        ("Install", None),
+    ],
+)
+def test_a_heading_is_a_name_when_it_is_one_identifier(heading, name):
+    assert heading_name(heading) == name
+
+
+@pytest.mark.parametrize(
+    "sentence, lacks",
+    [
+        ("Handles GZip responses for any request.", True),
+        ("Returns the parsed value.", True),
+        ("Used to set the level of compression.", True),
+        ("Options are shown in the help.", False),  # a plural noun, then its verb
+        ("Settings can be changed at run time.", False),
+        ("This middleware handles GZip responses.", False),
+        ("Process the file first.", False),  # an imperative: its subject is the reader
+        ("Typer uses Click underneath.", False),
+    ],
+)
+def test_a_sentence_lacks_a_subject_when_it_opens_with_its_verb(sentence, lacks):
+    assert lacks_subject(sentence) is lacks
+
+
+def test_the_heading_is_carried_only_when_it_is_the_subject():
+    assert with_heading("Handles GZip responses.", "`GZipMiddleware`") == (
+        "**`GZipMiddleware`**: handles GZip responses."
+    )
+    # It names its subject itself, or its heading is a phrase: quoted as it is.
+    assert with_heading("The `GZipMiddleware` handles it.", "`GZipMiddleware`") == (
+        "The `GZipMiddleware` handles it."
+    )
+    assert with_heading("Handles large files.", "Large responses") == "Handles large files."
+
+
+@pytest.fixture(scope="module")
+def middleware_store(tmp_path_factory) -> Path:
+    store = tmp_path_factory.mktemp("howto") / "store"
+    report = service.ingestor(settings_for(store)).run([DATA / "howto"], "docs")
+    assert report.count("failed") == 0
+    return store
+
+
+@pytest.fixture(scope="module")
+def ask(middleware_store):
+    settings = settings_for(middleware_store, **{"store.collection": "docs"})
+    resources = service.Resources(settings)
+    return lambda question: service.ask(settings, question, resources=resources).answer
+
+
+def first_sentence(answer: str) -> str:
+    return strip_citations(sentences(answer)[0])
+
+
+def test_the_answer_names_the_class_its_section_is_titled_with(ask):
+    """The sentence "Handles GZip responses …" sits under "## `GZipMiddleware`": quoted
+    alone it does not say what handles them."""
+    answer = ask("How do I send gzip compressed responses?")
+    assert first_sentence(answer).startswith("**`GZipMiddleware`**: handles GZip responses")
+
+
+def test_the_solution_comes_before_the_problem(ask):
+    """Both the section that describes plain-HTTP requests and the one whose middleware
+    refuses them bear on the question; the answer opens with the one naming the fix."""
+    answer = ask("How can I make sure clients never reach my app over plain HTTP?")
+    assert "redirected to the secure scheme" in first_sentence(answer)
+    assert "app.add_middleware(HTTPSRedirectMiddleware)" in answer
+    problem = answer.find("Browsers and API clients")
+    assert problem == -1 or problem > answer.index("HTTPSRedirectMiddleware")
+
+
+def test_the_chosen_sections_code_example_is_shown(ask):
+    answer = ask("How do I compress large responses?")
+    assert "app.add_middleware(GZipMiddleware, minimum_size=1000" in answer
+    assert len(answer) <= 700 + 40  # llm.answer_max_chars, citations aside
+
+
+def test_a_what_question_gets_the_heading_and_stays_in_its_section(ask):
+    """The question asks for a name: the sentence that answers it opens with its verb
+    under "## `TrustedHostMiddleware`", and nothing from the other sections is added."""
+    answer = ask("What protects against HTTP Host header attacks?")
+    assert first_sentence(answer).startswith("**`TrustedHostMiddleware`**: checks that")
+    assert "[2]" not in answer
