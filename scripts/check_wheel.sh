@@ -22,8 +22,9 @@ start=$SECONDS
 "$py" -m build --no-isolation --outdir "$tmp/dist" . >"$tmp/build.log" 2>&1 ||
     { cat "$tmp/build.log"; exit 1; }
 wheel=$(ls "$tmp"/dist/ragcli-*.whl)
+listing=$("$py" -m zipfile -l "$wheel")
 for data in ragcli/data/answer_choice.json ragcli/data/calibration.json ragcli/data/support.json; do
-    "$py" -m zipfile -l "$wheel" | grep -q "$data" || { echo "wheel lacks $data"; exit 1; }
+    grep -q "$data" <<<"$listing" || { echo "wheel lacks $data"; exit 1; }
 done
 echo "built $(basename "$wheel") and $(basename "$(ls "$tmp"/dist/ragcli-*.tar.gz)") ($((SECONDS - start)) s)"
 

@@ -94,6 +94,9 @@ def mask(text: str, work: Path) -> str:
     lines = []
     ms_end = None
     for line in text.splitlines():
+        line = line.rstrip()
+        for pattern, repl in MASKS:  # first: an id masked is no column of digits below
+            line = pattern.sub(repl, line)
         if ms_end is not None:
             # A cell: digits ending under the header, a space (or the line's end) after them.
             m = re.search(r"(?<= )\d+$", line[: ms_end + 1])
@@ -102,12 +105,10 @@ def mask(text: str, work: Path) -> str:
         header = MS_HEADER.search(line)
         if header and not re.search(r"\d", line):  # a header row names columns, no figures
             ms_end = header.end() - 1
-        elif set(line.strip()) - set("─━") and (
-            "  " not in line.strip() or line.lstrip()[0] in "╭│╰"
-        ):
-            ms_end = None  # a title, a panel or a footer: the table has ended
-        for pattern, repl in MASKS:
-            line = pattern.sub(repl, line)
+        elif line[:1] not in ("", " ", "─", "━") and ("  " not in line or line[0] in "╭│╰"):
+            # Flush left with no column gap (a title, a footer) or a panel: the table ended.
+            # (A cell's wrapped lines start indented; a table's rows have gaps.)
+            ms_end = None
         lines.append(line.rstrip())
     return "\n".join(lines).strip("\n")
 
