@@ -14,8 +14,9 @@ A marker may name commands to run first, whose output is not shown:
 
 Every command runs with bash in one temporary folder holding a copy of sample_corpus/, after
 the SETUP ingests, with the built-in configuration (no config.yaml there, no RAGCLI_* or API
-keys in the environment: the offline extractive backend), 120 columns, output piped. Run
-ids, times, dates and the temporary path are masked so that a fresh run reproduces the
+keys in the environment: the offline extractive backend), 120 columns, output piped, and
+the step timings' clock stopped (see SHIM). Run ids, times, dates and the temporary path
+are masked so that a fresh run reproduces the
 committed text. Only stdout is shown; a marker's `2>&1` adds stderr (progress lines of
 `ingest` go there and vary). --check compares with runs of spaces collapsed (a time that gained a
 digit can widen a table column) and exits 1 with a diff when a block is stale.
@@ -72,15 +73,39 @@ def docs_files() -> list[Path]:
     return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
+# `ragcli` as the blocks run it: the same CLI, with the clock its step timings read stopped,
+# so every step takes 0 ms. A time's width would otherwise move a table's columns, and a
+# wrapped cell then breaks at another word. Nothing else reads these modules' clock.
+# (The guard matters: ingest's worker processes import this file as their __main__.)
+SHIM = """#!{python}
+import time, types
+import ragcli.pipeline.modes.agentic.steps, ragcli.service, ragcli.trace.recorder
+stopped = types.SimpleNamespace(**{{**vars(time), "perf_counter": lambda: 0.0}})
+for module in (ragcli.pipeline.modes.agentic.steps, ragcli.service, ragcli.trace.recorder):
+    module.time = stopped
+if __name__ == "__main__":
+    from ragcli.cli import main
+    main()
+"""
+
+
+def install_shim(work: Path) -> Path:
+    bin_dir = work / ".bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "ragcli"
+    shim.write_text(SHIM.format(python=sys.executable))
+    shim.chmod(0o755)
+    return bin_dir
+
+
 def clean_env(work: Path) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith("RAGCLI_") and k not in {"OPENAI_API_KEY", "TAVILY_API_KEY"}
     }
-    bin_dir = str(Path(sys.executable).parent)  # this venv's ragcli
     env |= {
-        "PATH": bin_dir + os.pathsep + env.get("PATH", ""),
+        "PATH": str(install_shim(work)) + os.pathsep + env.get("PATH", ""),
         "PYTHONPATH": str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),  # this checkout
         "COLUMNS": "120",
         "NO_COLOR": "1",
