@@ -18,6 +18,7 @@ from rich.markup import escape
 from typer.core import TyperArgument, TyperGroup
 
 from ragcli import __version__
+from ragcli.completion import complete_collection, complete_mode, complete_retriever
 from ragcli.errors import ExitCode, RagcliError, exit_code_for
 from ragcli.pipeline.modes import AUTO, MODE_NAMES
 from ragcli.terminal import can_animate, make_console
@@ -77,13 +78,22 @@ StoreOpt = Annotated[
 CollectionOpt = Annotated[
     str | None,
     typer.Option(
-        "--collection", "-c", metavar="NAME", help="Collection (default: store.collection)."
+        "--collection",
+        "-c",
+        metavar="NAME",
+        help="Collection (default: store.collection).",
+        autocompletion=complete_collection,
     ),
 ]
 # `ask` and `chat` give -c to --continue, as `llm -c` does: the collection is long-only there.
 LongCollectionOpt = Annotated[
     str | None,
-    typer.Option("--collection", metavar="NAME", help="Collection (default: store.collection)."),
+    typer.Option(
+        "--collection",
+        metavar="NAME",
+        help="Collection (default: store.collection).",
+        autocompletion=complete_collection,
+    ),
 ]
 ModeOpt = Annotated[
     str,
@@ -91,6 +101,7 @@ ModeOpt = Annotated[
         "--mode",
         "-m",
         metavar="MODE",
+        autocompletion=complete_mode,
         help=f"One of: {', '.join(MODE_NAMES)}; {AUTO} picks one per question.",
     ),
 ]
@@ -438,6 +449,7 @@ def ask(
             "--mode",
             "-m",
             metavar="MODE",
+            autocompletion=complete_mode,
             help=f"One of: {', '.join(MODE_NAMES)}; {AUTO} picks one per question.",
         ),
     ] = "standard",
@@ -656,6 +668,7 @@ def search(
             "--retriever",
             "-r",
             metavar="NAME",
+            autocompletion=complete_retriever,
             help="dense, bm25 or hybrid (default: retrieval.mode).",
         ),
     ] = None,
@@ -1044,6 +1057,7 @@ def evaluate(
             "--retriever",
             "-r",
             metavar="NAME",
+            autocompletion=complete_retriever,
             help="dense, bm25 or hybrid; repeat for several (default: all).",
         ),
     ] = None,
@@ -1053,7 +1067,11 @@ def evaluate(
     collection: Annotated[
         str | None,
         typer.Option(
-            "--collection", "-c", metavar="NAME", help="Collection (default eval-DIRNAME)."
+            "--collection",
+            "-c",
+            metavar="NAME",
+            help="Collection (default eval-DIRNAME).",
+            autocompletion=complete_collection,
         ),
     ] = None,
     baseline: Annotated[
@@ -1074,6 +1092,7 @@ def evaluate(
             "--mode",
             "-m",
             metavar="MODE",
+            autocompletion=complete_mode,
             help="With a question file: the modes to run (repeatable; default all, and auto).",
         ),
     ] = None,

@@ -1,4 +1,4 @@
-"""Domain errors and the exit codes scripts can rely on (see README, "Exit codes")."""
+"""Domain errors and the exit codes scripts can rely on (docs/configuration.md, "Exit codes")."""
 
 from enum import IntEnum
 
@@ -15,7 +15,7 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130  # ingest stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells say)
 
 
-# What `ask` exits with for each AskResult.answer_type (README, "Exit codes").
+# What `ask` exits with for each AskResult.answer_type (docs/configuration.md, "Exit codes").
 ANSWER_EXIT_CODES: dict[str, ExitCode] = {
     "answer": ExitCode.OK,
     "limited": ExitCode.LIMITED,

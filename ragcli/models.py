@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 GradeLabel = Literal["correct", "ambiguous", "incorrect"]
-# The one vocabulary of outcomes every mode reports (README, "Exit codes").
+# The one vocabulary of outcomes every mode reports (docs/configuration.md, "Exit codes").
 AnswerType = Literal["answer", "limited", "unverified", "clarification", "handoff", "not_covered"]
 
 

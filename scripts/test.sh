@@ -8,4 +8,12 @@ cd "$(dirname "$0")/.."
 ./scripts/install_chromium.sh  # the browser tests/test_report_browser.py opens reports in
 .venv/bin/ruff check ragcli tests
 .venv/bin/mypy  # type-checks ragcli/ (settings in pyproject.toml)
+if [ $# -eq 0 ]; then  # the whole run (CI); `test.sh tests/test_x.py` skips to the tests
+    # The docs: every output block matches a fresh run; the site builds, no broken link.
+    .venv/bin/python scripts/docs_examples.py --check
+    site=$(mktemp -d)
+    NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir "$site"
+    rm -rf "$site"
+    ./scripts/check_wheel.sh  # pipx-style install from the wheel, run outside the repository
+fi
 exec .venv/bin/python -m pytest "$@"

@@ -58,7 +58,7 @@ def claim(store: VectorStore, store_dir: Path, collection: str) -> None:
         raise NotOwnerError(
             f"collection {collection!r} on {store.location} is ingested from "
             f"{owner.get('host')}:{owner.get('path')}: run `ragcli ingest` there, or copy "
-            "that store directory here (see README, Sharing a store)"
+            "that store directory here (see docs/sharing.md)"
         )
 
 
