@@ -23,13 +23,23 @@ class Activity:
     current: str = ""  # the file being read or embedded
     started: float = field(default_factory=time.perf_counter)
     _embedded_at_start: int = 0
+    _sizes: list[int] = field(default_factory=list)  # of each entry, in order
 
     def begin(self, entries: Sequence[Any]) -> None:
         self.files_total, self.files_done = len(entries), 0
-        self.bytes_total = sum(_size(entry) for entry in entries)
+        self._sizes = [_size(entry) for entry in entries]
+        self.bytes_total = sum(self._sizes)
         self.bytes_read = self.chunks_read = 0
         self.started = time.perf_counter()
         self._embedded_at_start = self._embedded()
+
+    def settled(self, position: int) -> None:
+        """Entry `position` needs no embedding (unchanged, skipped, failed): its bytes leave
+        the total the ETA extrapolates to, or a re-ingest with one file changed among
+        thousands would promise hours."""
+        if 0 <= position < len(self._sizes):
+            self.bytes_total -= self._sizes[position]
+            self._sizes[position] = 0
 
     def read(self, size: int, chunks: int, path: str) -> None:
         """A file read and chunked: its chunks are still to embed."""

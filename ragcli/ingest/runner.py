@@ -296,6 +296,7 @@ class Ingestor:
                     activity = self.activity
                     if isinstance(outcome_or_item, FileOutcome):
                         report.files.append(outcome_or_item)
+                        activity.settled(done - 1)  # entries come prepared in their order
                         activity.finished()
                     elif outcome_or_item.stream is not None:
                         embedded += batches.send(windowed(pending)) + batches.flush()
