@@ -157,9 +157,9 @@ def record_dimension(store: Any, collection: str, dimension: int) -> None:
 
 
 def _write(target: Any, metadata: dict[str, Any], built: Identity) -> None:
-    # Chroma refuses a metadata that names the distance (hnsw:*) again; it keeps it anyway.
-    kept = {k: v for k, v in metadata.items() if not k.startswith(("hnsw:", PREFIX))}
-    target.modify(metadata={**kept, **built.to_metadata()})
+    from ragcli.store.vectors import set_collection_metadata
+
+    set_collection_metadata(target, metadata, built.to_metadata(), drop=PREFIX)
 
 
 def _legacy(store_dir: Path) -> dict[str, Any]:

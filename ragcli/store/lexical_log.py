@@ -21,6 +21,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from ragcli.store.vectors import set_collection_metadata
+
 LOG_COLLECTION = "ragcli.lexical-log"
 HEAD_KEY = "ragcli_lexical_head"
 IDS_PER_RECORD = 5_000  # keeps one record (~250 KB of ids) far below request size limits
@@ -67,8 +69,7 @@ def append(store: Any, collection: str, added: set[str], removed: set[str]) -> l
             embeddings=[[1.0]] * len(ids[batch]),  # Chroma wants a vector; the log needs none
         )
     target = store.client.get_collection(collection, embedding_function=None)
-    kept = {k: v for k, v in (target.metadata or {}).items() if not k.startswith("hnsw:")}
-    target.modify(metadata={**kept, HEAD_KEY: ids[-1]})
+    set_collection_metadata(target, dict(target.metadata or {}), {HEAD_KEY: ids[-1]})
     return ids
 
 

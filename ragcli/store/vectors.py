@@ -21,6 +21,17 @@ EMBEDDINGS_KEPT = 20_000
 COLLECTION_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
 
 
+def set_collection_metadata(
+    target: Any, metadata: dict[str, Any], values: dict[str, Any], drop: str = ""
+) -> None:
+    """Write `values` into a Chroma collection's `metadata`, keeping its other keys (those
+    starting with `drop`, when given, go). Chroma refuses a metadata that names the
+    distance (hnsw:*) again; it keeps it anyway."""
+    prefixes = ("hnsw:", drop) if drop else ("hnsw:",)
+    kept = {k: v for k, v in metadata.items() if not k.startswith(prefixes)}
+    target.modify(metadata={**kept, **values})
+
+
 def check_collection_name(name: str) -> str:
     if not COLLECTION_NAME.match(name):
         raise ConfigError(
