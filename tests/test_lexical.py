@@ -191,6 +191,17 @@ def test_query_loads_memory_mapped_and_never_rebuilds(
     assert isinstance(index._retriever.scores["data"], np.memmap)
 
 
+def test_scoring_a_sentence_reads_no_documents_tokens(tmp_path: Path) -> None:
+    """A cold process scoring answer sentences must not read every document's tokens (at
+    100k chunks that file took seconds to parse): the mean length is saved with the index."""
+    make(tmp_path)
+    live = tmp_path / (tmp_path / "CURRENT").read_text().strip()
+    (live / "tokens.json").unlink()
+    # "dog chase" in a 2-token text; df(dog)=1, df(chase)=2 of 3 documents; mean length 3.
+    expected = bm25(1, 1, 3, 2, 3.0) + bm25(1, 2, 3, 2, 3.0)
+    assert LexicalIndex(tmp_path).score_text("dogs chase", "Dogs chase.") == pytest.approx(expected)
+
+
 def test_save_without_changes_keeps_generation(tmp_path: Path) -> None:
     make(tmp_path)
     before = (tmp_path / "CURRENT").read_text()

@@ -254,13 +254,12 @@ class LexicalIndex:
     def _average_length(self) -> float:
         if self._avg_len is None:
             tokens = self._tokens
-            if tokens is None:
+            if tokens is None:  # a generation saved before meta.json recorded the figure
                 gen = self._live_generation()
                 tokens = {}
                 if gen is not None:
                     tokens = json.loads((gen / "tokens.json").read_text(encoding="utf-8"))
-            lengths = [len(t) for t in tokens.values()]
-            self._avg_len = (sum(lengths) / len(lengths)) if lengths else 1.0
+            self._avg_len = _mean_length(tokens)
         return max(self._avg_len, 1.0)
 
     def ids(self) -> list[str]:
@@ -347,6 +346,9 @@ class LexicalIndex:
             # mmap: the query process maps the matrix instead of reading it all in.
             self._retriever = bm25s.BM25.load(gen / "bm25", mmap=True, show_progress=False)
         self._row_ids = meta["ids"]
+        # Saved with the generation: reading every document's tokens for it took seconds
+        # per cold process at 100k chunks, growing with the collection.
+        self._avg_len = meta.get("average_length")
 
     def _editable_tokens(self) -> dict[str, list[str]]:
         if self._tokens is None:
@@ -362,6 +364,7 @@ class LexicalIndex:
         assert self._tokens is not None  # only stale after an edit, which loads the tokens
         self._row_ids = list(self._tokens)
         self._row_of = None
+        self._avg_len = _mean_length(self._tokens)
         self._retriever = None
         # bm25s cannot index a corpus without a single token (e.g. only stopwords); such a
         # collection keeps its ids but matches nothing.
@@ -378,6 +381,7 @@ class LexicalIndex:
             "k1": self._k1,
             "b": self._b,
             "ids": self._row_ids,
+            "average_length": self._average_length(),
         }
         (gen / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
         (gen / "tokens.json").write_text(
@@ -399,6 +403,10 @@ class LexicalIndex:
             stale_gen = entry.name.startswith(_GEN_PREFIX) and entry.name != keep
             if entry.is_dir() and (stale_gen or entry.name.startswith(_TMP_PREFIX)):
                 shutil.rmtree(entry, ignore_errors=True)
+
+
+def _mean_length(tokens: dict[str, list[str]]) -> float:
+    return sum(len(t) for t in tokens.values()) / len(tokens) if tokens else 1.0
 
 
 def _fsync_file(path: Path) -> None:
