@@ -82,6 +82,12 @@ def ask(middleware_store):
     return lambda question: service.ask(settings, question, resources=resources).answer
 
 
+@pytest.fixture(scope="module")
+def ask_result(middleware_store):
+    settings = settings_for(middleware_store, **{"store.collection": "docs"})
+    return lambda question: service.ask(settings, question)
+
+
 def first_sentence(answer: str) -> str:
     return strip_citations(sentences(answer)[0])
 
@@ -91,6 +97,14 @@ def test_the_answer_names_the_class_its_section_is_titled_with(ask):
     alone it does not say what handles them."""
     answer = ask("How do I send gzip compressed responses?")
     assert first_sentence(answer).startswith("**`GZipMiddleware`**: handles GZip responses")
+
+
+def test_the_support_list_shows_the_carried_heading_without_markup(ask_result):
+    """The support marks list each sentence as text: the heading's bold markers go, both."""
+    result = ask_result("How do I send gzip compressed responses?")
+    first = result.support[0].sentence
+    assert first.startswith("`GZipMiddleware`: handles GZip responses"), first
+    assert all("**" not in claim.sentence for claim in result.support)
 
 
 def test_the_solution_comes_before_the_problem(ask):

@@ -44,6 +44,8 @@ FEATURES = ("similarity", "coverage", "specifics")
 BOUNDARY = re.compile(
     r"(?<=[.!?])(?P<cites>(?:\s*\[\d+(?:\s*,\s*\d+)*\])*)\s+(?!\[\d)(?=[\"'(\[`*]?[A-Z0-9])|\n+"
 )
+LIST_MARKER = re.compile(r"^(?:[-*•]\s+)+")
+LEADING_BOLD = re.compile(r"^\*\*(.+?)\*\*")
 CITATIONS = re.compile(r"\s*\[(\d+(?:\s*,\s*\d+)*)\]")
 FENCE = re.compile(r"^\s*(```|~~~)", re.M)
 # Numbers, versions, identifiers (`code`, snake_case, dotted.names, CamelCase), and names
@@ -140,8 +142,10 @@ def claims(answer: str, skip: Sequence[str] = ()) -> list[Claim]:
             for earlier in open_block:
                 earlier.cites = cites
             open_block = []
-        # List markers and bold around the whole sentence (agentic's sub-questions) aside.
-        text = " ".join(CITATIONS.sub("", segment).split()).lstrip("-*• ").rstrip("* ")
+        # List markers and the bold that opens a sentence aside: around all of it (agentic's
+        # sub-questions) or around a carried heading ("**`GZipMiddleware`**: handles …").
+        text = " ".join(CITATIONS.sub("", segment).split())
+        text = LEADING_BOLD.sub(r"\1", LIST_MARKER.sub("", text)).strip()
         text = re.sub(r"\s+([.!?,;:])", r"\1", text)  # "nightly [1]." read "nightly."
         skipped = len(WORD.findall(text)) < MIN_WORDS or text.lower().startswith("sources:")
         if not skipped and not (HEDGE.search(text) or text in skip or text.endswith("?")):
