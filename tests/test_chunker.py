@@ -113,3 +113,45 @@ def test_a_heading_too_long_for_its_share_of_the_window_is_cut(counter):
         assert full_length(counter, line) <= 2 + (64 - 2) // 4
         assert body.startswith("The body says one thing.")
         assert full_length(counter, chunk.text) <= 64
+
+
+def fenced(text: str) -> list[str]:
+    """The fenced blocks of a chunk, fences included; an unclosed fence fails the test."""
+    lines = text.split("\n")
+    marks = [i for i, line in enumerate(lines) if line.strip().startswith("```")]
+    assert len(marks) % 2 == 0, f"unclosed fence in:\n{text}"
+    return ["\n".join(lines[a : b + 1]) for a, b in zip(marks[::2], marks[1::2], strict=True)]
+
+
+def test_a_code_block_with_blank_lines_stays_in_one_chunk(counter):
+    """Blank lines inside a fence are code, not paragraph breaks: the block is not cut
+    between chunks, and a chunk never opens a fence it does not close."""
+    code = (
+        "```python\nimport typer\n\napp = typer.Typer()\n\n\n"
+        "@app.command()\ndef main():\n    pass\n```"
+    )
+    prose = [" ".join(["Options are set as parameters."] * 6) + f" Part {i}." for i in range(8)]
+    text = "\n\n".join(prose[:4] + [code] + prose[4:])
+    chunks = Chunker(counter, max_tokens=128, overlap_tokens=16).chunk([Section(text)])
+    assert len(chunks) >= 3
+    holding = [c for c in chunks if "import typer" in c.text]
+    assert holding and all(code in c.text for c in holding)
+    for chunk in chunks:
+        fenced(chunk.text)
+
+
+def test_a_code_block_longer_than_the_window_is_cut_between_lines_with_its_fences(counter):
+    body = [f"    value_{i} = compute(value_{i - 1}, factor={i})" for i in range(1, 80)]
+    code = "```python\ndef pipeline():\n" + "\n".join(body) + "\n\n    return value_79\n```"
+    chunks = Chunker(counter, max_tokens=128, overlap_tokens=0).chunk([Section(code)])
+    assert len(chunks) > 3
+    seen = []
+    for chunk in chunks:
+        assert full_length(counter, chunk.text) <= 128
+        for block in fenced(chunk.text):
+            assert block.startswith("```python\n") and block.endswith("\n```")
+            seen.extend(block.split("\n")[1:-1])
+    # Every line of code kept whole and with its indentation, in order.
+    assert [line for line in seen if line.strip()] == [
+        line for line in code.split("\n")[1:-1] if line.strip()
+    ]

@@ -23,6 +23,8 @@ from ragcli.models import heading_line
 from ragcli.store.tokenizer import TokenCounter
 
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+# A fenced code block, fence lines included: one paragraph, however many blank lines it has.
+FENCED_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.M | re.S)
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 # WordPiece reads a run of more than 100 word characters (its max_input_chars_per_word) as
 # one unknown token, so a hex dump or a base64 blob would count as one token however long
@@ -126,13 +128,14 @@ class Chunker:
 
     def _pieces(self, text: str, budget: int) -> list[Piece]:
         pieces: list[Piece] = []
-        for paragraph in PARAGRAPH_BREAK.split(text):
-            paragraph = paragraph.strip()
-            if not paragraph:
-                continue
+        for paragraph in _paragraphs(text):
             tokens = self.counter.count(paragraph)
             if tokens <= budget:
                 pieces.append(Piece(paragraph, tokens, "paragraph", True))
+                continue
+            code = self._code_parts(paragraph, budget) if FENCED_BLOCK.fullmatch(paragraph) else []
+            if code:
+                pieces.extend(code)
                 continue
             first = True
             for sentence in SENTENCE_BREAK.split(paragraph):
@@ -143,6 +146,40 @@ class Chunker:
                     pieces.append(Piece(part, part_tokens, method, first))
                     first = False
         return pieces
+
+    def _code_parts(self, block: str, budget: int) -> list[Piece]:
+        """A code block longer than the window, cut between lines into blocks that each
+        keep the fences, so that every chunk holds code that reads (and renders) as code.
+        None fit when the fence lines themselves take half the window: cut like prose."""
+        lines = block.split("\n")
+        opening, closing, body = lines[0].strip(), lines[-1].strip(), lines[1:-1]
+        room = budget - self.counter.count(f"{opening}\n{closing}")
+        if room < budget // 2:
+            return []
+        parts: list[Piece] = []
+        group: list[str] = []
+        used = 0
+        for line in body:
+            tokens = self.counter.count(line)
+            if tokens > room:  # one line longer than the window: cut like prose
+                for part, count, _ in self._sentence_parts(line.strip(), room):
+                    parts.append(self._code_piece(opening, [part], closing, count))
+                continue
+            if group and used + tokens > room:
+                parts.append(self._code_piece(opening, group, closing))
+                group, used = [], 0
+            group.append(line)
+            used += tokens
+        if group:
+            parts.append(self._code_piece(opening, group, closing))
+        return parts
+
+    def _code_piece(
+        self, opening: str, lines: list[str], closing: str, tokens: int | None = None
+    ) -> Piece:
+        text = "\n".join([opening, *lines, closing])
+        count = self.counter.count(text)
+        return Piece(text, count, "paragraph" if tokens is None else "token", True)
 
     def _row_pieces(self, text: str, budget: int) -> list[Piece]:
         pieces = []
@@ -210,6 +247,18 @@ class Chunker:
             extra["rows"] = compact_rows(rows)
             extra["locator"] = rows_locator(section.heading, rows, span=True)
         return Chunk(text, total, method, section.page, section.heading, extra)
+
+
+def _paragraphs(text: str) -> list[str]:
+    """`text` split at blank lines, except inside fenced code blocks."""
+    found: list[str] = []
+    start = 0
+    for block in FENCED_BLOCK.finditer(text):
+        found.extend(PARAGRAPH_BREAK.split(text[start : block.start()]))
+        found.append(block.group(0))
+        start = block.end()
+    found.extend(PARAGRAPH_BREAK.split(text[start:]))
+    return [p.strip() for p in found if p.strip()]
 
 
 def _joined(pieces: list[Piece]) -> str:
