@@ -376,6 +376,18 @@ def test_a_new_machine_builds_a_large_index_in_the_background(
         )
         assert bm25.exit_code == 1
         assert bm25.output.strip().startswith("error: the keyword (BM25) index")
+        # The trace says which retriever answered, and why.
+        asked = runner.invoke(
+            app,
+            ["ask", "Where does the sleeper train depart?", "--json", "--store", str(b)],
+            env=env,
+        )
+        assert asked.exit_code == 0, asked.output
+        run = json.loads(asked.stdout)["trace_id"]
+        shown = runner.invoke(app, ["trace", run, "--json", "--store", str(b)], env=env)
+        step = next(s for s in json.loads(shown.stdout)["steps"] if s["name"] == "retrieve")
+        assert step["details"]["retriever"] == "dense", step
+        assert step["decision"].endswith("dense only: BM25 index being built")
         assert not (index_dir / "sync.json").exists()
     finally:
         held.close()
@@ -398,3 +410,10 @@ def test_a_new_machine_builds_a_large_index_in_the_background(
     )
     assert later.exit_code == 0
     assert Path(json.loads(later.stdout)["results"][0]["file"]).name == "buses.md"
+    asked = runner.invoke(
+        app, ["ask", "When does the airport bus run?", "--json", "--store", str(b)], env=env
+    )
+    run = json.loads(asked.stdout)["trace_id"]
+    shown = runner.invoke(app, ["trace", run, "--json", "--store", str(b)], env=env)
+    step = next(s for s in json.loads(shown.stdout)["steps"] if s["name"] == "retrieve")
+    assert "retriever" not in step["details"] and "dense only" not in step["decision"], step

@@ -61,6 +61,9 @@ class ScriptedRetriever:
         self.calls.append((collection, mode))
         return list(self.hits.get(collection, []))[:top_k]
 
+    def keywords_pending(self, collection=None, mode=None):
+        return False
+
 
 @dataclass
 class ScriptedLLM:

@@ -38,6 +38,10 @@ def retrieve(
         chunks = ctx.retriever.search(query, top_k, collection, mode=mode)
         step.scores = {"best": chunks[0].score if chunks else None, "chunks": len(chunks)}
         step.decision = f"{len(chunks)} chunks"
+        if ctx.retriever.keywords_pending(collection, mode):
+            step.details["retriever"] = "dense"
+            step.details["why"] = "the BM25 index is being built on this machine (ragcli sync)"
+            step.decision += ", dense only: BM25 index being built"
         step.details["chunks"] = [chunk_summary(c) for c in chunks]
     return chunks
 

@@ -109,6 +109,7 @@ class LexicalIndexes:
         self._pending: dict[str, Pending] = {}
         self._states: dict[str, SyncState] = {}  # what each index applied of a server's log
         self._said_building: set[str] = set()
+        self._building: set[str] = set()  # collections whose last search found no index yet
         self._started: set[str] = set()  # collections whose builder this process started
         self._lock = threading.Lock()  # a server's threads share one index per collection
 
@@ -173,6 +174,10 @@ class LexicalIndexes:
 
     # ---- the reader's side --------------------------------------------------------------------
 
+    def building(self, collection: str) -> bool:
+        """Whether the last search of `collection` found its index still being built."""
+        return collection in self._building
+
     def searchable(self, collection: str, vectors: Any) -> LexicalIndex | None:
         """The index, in step with Chroma: a long-lived reader first moves to the
         generation an ingest saved since; on a server, the changes other machines logged
@@ -184,10 +189,12 @@ class LexicalIndexes:
             try:
                 fixed = self._sync(collection, vectors, publish=False, background=True)
             except lexical_build.Building as building:
+                self._building.add(collection)
                 if collection not in self._said_building:
                     self._said_building.add(collection)
                     log.warning("%s; until then answers use the dense retriever alone", building)
                 return None
+            self._building.discard(collection)
             if fixed.changed:
                 self._save_as_reader(collection)
             return index

@@ -77,6 +77,13 @@ class Retriever:
             self._allowed[name] = set(self.store.ids_where(name, where))
         return self._allowed[name]
 
+    def keywords_pending(self, collection: str | None = None, mode: str | None = None) -> bool:
+        """Whether a search of the collection in `mode` answered from the dense retriever
+        alone, because this machine is still building its BM25 index (lexical_build)."""
+        if (mode or self.mode) == "dense" or self.lexical is None:
+            return False
+        return self.lexical.building(collection or self.collection)
+
     def search(
         self,
         query: str,
