@@ -341,6 +341,57 @@ def test_a_second_machine_reads_the_collection_once_then_only_the_changes(chroma
         proxy.close()
 
 
+def test_the_change_log_is_trimmed_and_a_machine_behind_it_lists_the_collection(
+    chroma_url, tmp_path, monkeypatch
+):
+    """The log keeps no more ids than the collection holds (one id per record here): the
+    oldest records go, the newest one trimmed is the floor, and a machine whose index is
+    older than the floor lists the collection instead of missing a change."""
+    import chromadb
+
+    from ragcli.store import lexical_log
+
+    monkeypatch.setattr(lexical_log, "IDS_PER_RECORD", 1)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ferries.md").write_text("# Ferries\nThe night ferry leaves at 22:15.\n")
+    (docs / "trains.md").write_text("# Trains\nThe sleeper train departs from platform 9.\n")
+    proxy = TokenGuard(chroma_url, None)
+    try:
+        env = {"RAGCLI_STORE__URL": proxy.url, "RAGCLI_STORE__COLLECTION": "trimmed-docs"}
+        a, b = ["--store", str(tmp_path / "a")], ["--store", str(tmp_path / "b")]
+        assert runner.invoke(app, ["ingest", str(docs), *a], env=env).exit_code == 0
+
+        def search_on_b(query: str) -> list[str]:
+            proxy.seen.clear()
+            found = runner.invoke(
+                app, ["search", query, "--retriever", "bm25", "--json", *b], env=env
+            )
+            assert found.exit_code in (0, 5), found.output
+            hits = json.loads(found.output)["results"] if found.exit_code == 0 else []
+            return [Path(hit["file"]).name for hit in hits]
+
+        assert search_on_b("sleeper platform") == ["trains.md"]
+        for place in ("quay 4", "quay 7", "the harbour"):  # three changes B does not see
+            (docs / "trains.md").write_text(f"# Trains\nThe sleeper train departs from {place}.\n")
+            assert runner.invoke(app, ["ingest", str(docs), *a], env=env).exit_code == 0
+
+        client = chromadb.HttpClient(host="127.0.0.1", port=int(chroma_url.rsplit(":", 1)[1]))
+        log = client.get_collection(lexical_log.LOG_COLLECTION)
+        kept = log.get(where={"collection": "trimmed-docs"})["ids"]
+        assert len(kept) == 2  # the last change: one chunk removed, one added
+        floor = client.get_collection("trimmed-docs").metadata[lexical_log.FLOOR_KEY]
+        assert floor < min(kept)
+
+        assert search_on_b("harbour") == ["trains.md"]
+        assert None in chunk_reads(proxy, chroma_url, "trimmed-docs")  # listed, once
+        assert search_on_b("quay") == [] and search_on_b("platform") == []
+        assert search_on_b("night ferry") == ["ferries.md"]
+        assert chunk_reads(proxy, chroma_url, "trimmed-docs") == []
+    finally:
+        proxy.close()
+
+
 def test_a_new_machine_builds_a_large_index_in_the_background(
     chroma_url, tmp_path, monkeypatch, caplog
 ):

@@ -11,6 +11,11 @@ costs no read beyond opening the collection. Otherwise it lists the log's record
 few per ingest run), reads the records it has not applied, and fetches only the added
 chunks' texts. Records are named `<time ns>-<random>-<part>`, so two writers never
 collide and records apply in the order they were written.
+
+The log is trimmed: once the ids it holds outnumber the collection's chunks, a reader that
+far behind would read more from the log than from a listing of the collection, so the
+oldest records go. The newest record trimmed is kept in the metadata as the floor; a
+reader whose head is older than the floor lists the collection, as a new machine does.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from ragcli.store.vectors import set_collection_metadata
 
 LOG_COLLECTION = "ragcli.lexical-log"
 HEAD_KEY = "ragcli_lexical_head"
+FLOOR_KEY = "ragcli_lexical_floor"  # the newest record trimmed from the log
 IDS_PER_RECORD = 5_000  # keeps one record (~250 KB of ids) far below request size limits
 READ_BATCH = 100  # records read per call
 
@@ -40,14 +46,22 @@ def is_log(name: str) -> bool:
     return name == LOG_COLLECTION
 
 
-def head(store: Any, collection: str) -> str | None:
-    """The newest record written for `collection`, read fresh from the server."""
+@dataclass(frozen=True)
+class Marks:
+    head: str | None = None  # the newest record written
+    floor: str | None = None  # the newest record trimmed: a reader behind it lists all
+
+
+def marks(store: Any, collection: str) -> Marks:
+    """The log's head and floor for `collection`, read fresh from the server."""
     try:
         found = store.client.get_collection(collection, embedding_function=None)
     except Exception:
-        return None
-    value = (found.metadata or {}).get(HEAD_KEY)
-    return str(value) if value else None
+        return Marks()
+    metadata = found.metadata or {}
+    return Marks(
+        *(str(metadata[key]) if metadata.get(key) else None for key in (HEAD_KEY, FLOOR_KEY))
+    )
 
 
 def append(store: Any, collection: str, added: set[str], removed: set[str]) -> list[str]:
@@ -65,12 +79,38 @@ def append(store: Any, collection: str, added: set[str], removed: set[str]) -> l
         log.add(
             ids=ids[batch],
             documents=[json.dumps(part) for part in parts[batch]],
-            metadatas=[{"collection": collection}] * len(ids[batch]),
+            metadatas=[
+                {"collection": collection, "size": len(p["added"]) + len(p["removed"])}
+                for p in parts[batch]
+            ],
             embeddings=[[1.0]] * len(ids[batch]),  # Chroma wants a vector; the log needs none
         )
     target = store.client.get_collection(collection, embedding_function=None)
     set_collection_metadata(target, dict(target.metadata or {}), {HEAD_KEY: ids[-1]})
     return ids
+
+
+def trim(store: Any, collection: str, keep_ids: int) -> int:
+    """Delete the oldest records of `collection` beyond the newest ones that hold
+    `keep_ids` ids (the newest always stays); returns how many went."""
+    log = _log(store)
+    if log is None:
+        return 0
+    got = log.get(where={"collection": collection}, include=["metadatas"])
+    sizes = dict(zip(got["ids"], [m or {} for m in got["metadatas"]], strict=True))
+    newest_first = sorted(sizes, reverse=True)
+    held = 0
+    for position, record in enumerate(newest_first):
+        held += int(sizes[record].get("size", IDS_PER_RECORD))
+        if held > keep_ids and position > 0:
+            old = newest_first[position:]
+            target = store.client.get_collection(collection, embedding_function=None)
+            # The floor first: a reader that sees records gone also sees why.
+            set_collection_metadata(target, dict(target.metadata or {}), {FLOOR_KEY: old[0]})
+            for start in range(0, len(old), READ_BATCH):
+                log.delete(ids=old[start : start + READ_BATCH])
+            return len(old)
+    return 0
 
 
 def record_ids(store: Any, collection: str) -> list[str]:

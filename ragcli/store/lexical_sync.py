@@ -263,13 +263,16 @@ class LexicalIndexes:
         saved = SyncState.load(self._state_path(collection))
         state = self._states.get(collection, saved)
         key = server_key(vectors)
-        head = lexical_log.head(vectors, collection)
+        marks = lexical_log.marks(vectors, collection)
+        head = marks.head
         index = self.index(collection)
         if state is not None and state.server == key and state.head == head and not publish:
             if len(index) == vectors.count(collection):
                 return Reconciled()
         records = lexical_log.record_ids(vectors, collection)  # before the collection is read
-        if state is None or state.server != key:  # new to this server: everything is news
+        # Records this index has not applied were trimmed from the log: like a new machine.
+        behind = state is not None and marks.floor is not None and marks.floor > (state.head or "")
+        if state is None or state.server != key or behind:  # everything is news
             directory = lexical_dir(self.store_dir, collection)
             chunks = vectors.count(collection)
             if background and chunks - len(index) > lexical_build.FOREGROUND_CHUNKS:
@@ -319,6 +322,8 @@ class LexicalIndexes:
             pass
         try:
             own = lexical_log.append(store, collection, changes.added, changes.removed)
+            keep = max(store.count(collection), lexical_log.IDS_PER_RECORD)
+            lexical_log.trim(store, collection, keep_ids=keep)
         except Exception as error:  # noqa: BLE001 - any failure of the server is reported alike
             log.warning(
                 "could not log the change of collection %r on %s (%s); it is logged at the "
