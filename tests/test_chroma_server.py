@@ -294,14 +294,28 @@ def chunk_reads(proxy: TokenGuard, url: str, collection: str) -> list[int | None
     return reads
 
 
-def test_a_second_machine_reads_the_collection_once_then_only_the_changes(chroma_url, tmp_path):
-    """Machine B asks against the collection machine A ingests. Its first ask builds and
-    saves B's BM25 index (one listing of the collection); later asks read nothing more
-    than the change log until A changes something, and then only the changed chunks."""
+def ferries_and_trains(tmp_path: Path) -> Path:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "ferries.md").write_text("# Ferries\nThe night ferry leaves at 22:15.\n")
     (docs / "trains.md").write_text("# Trains\nThe sleeper train departs from platform 9.\n")
+    return docs
+
+
+def bm25_files(proxy: TokenGuard, env: dict[str, str], store: list[str], query: str) -> list[str]:
+    """The files a BM25 search finds, with the proxy's record of reads cleared first."""
+    proxy.seen.clear()
+    found = runner.invoke(app, ["search", query, "--retriever", "bm25", "--json", *store], env=env)
+    assert found.exit_code in (0, 5), found.output
+    hits = json.loads(found.output)["results"] if found.exit_code == 0 else []
+    return [Path(hit["file"]).name for hit in hits]
+
+
+def test_a_second_machine_reads_the_collection_once_then_only_the_changes(chroma_url, tmp_path):
+    """Machine B asks against the collection machine A ingests. Its first ask builds and
+    saves B's BM25 index (one listing of the collection); later asks read nothing more
+    than the change log until A changes something, and then only the changed chunks."""
+    docs = ferries_and_trains(tmp_path)
     proxy = TokenGuard(chroma_url, None)
     try:
         env = {"RAGCLI_STORE__URL": proxy.url, "RAGCLI_STORE__COLLECTION": "synced-docs"}
@@ -309,13 +323,7 @@ def test_a_second_machine_reads_the_collection_once_then_only_the_changes(chroma
         assert runner.invoke(app, ["ingest", str(docs), *a], env=env).exit_code == 0
 
         def search_on_b(query: str) -> list[str]:
-            proxy.seen.clear()
-            found = runner.invoke(
-                app, ["search", query, "--retriever", "bm25", "--json", *b], env=env
-            )
-            assert found.exit_code in (0, 5), found.output
-            hits = json.loads(found.output)["results"] if found.exit_code == 0 else []
-            return [Path(hit["file"]).name for hit in hits]
+            return bm25_files(proxy, env, b, query)
 
         assert search_on_b("sleeper platform") == ["trains.md"]
         first = chunk_reads(proxy, chroma_url, "synced-docs")
@@ -352,10 +360,7 @@ def test_the_change_log_is_trimmed_and_a_machine_behind_it_lists_the_collection(
     from ragcli.store import lexical_log
 
     monkeypatch.setattr(lexical_log, "IDS_PER_RECORD", 1)
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "ferries.md").write_text("# Ferries\nThe night ferry leaves at 22:15.\n")
-    (docs / "trains.md").write_text("# Trains\nThe sleeper train departs from platform 9.\n")
+    docs = ferries_and_trains(tmp_path)
     proxy = TokenGuard(chroma_url, None)
     try:
         env = {"RAGCLI_STORE__URL": proxy.url, "RAGCLI_STORE__COLLECTION": "trimmed-docs"}
@@ -363,13 +368,7 @@ def test_the_change_log_is_trimmed_and_a_machine_behind_it_lists_the_collection(
         assert runner.invoke(app, ["ingest", str(docs), *a], env=env).exit_code == 0
 
         def search_on_b(query: str) -> list[str]:
-            proxy.seen.clear()
-            found = runner.invoke(
-                app, ["search", query, "--retriever", "bm25", "--json", *b], env=env
-            )
-            assert found.exit_code in (0, 5), found.output
-            hits = json.loads(found.output)["results"] if found.exit_code == 0 else []
-            return [Path(hit["file"]).name for hit in hits]
+            return bm25_files(proxy, env, b, query)
 
         assert search_on_b("sleeper platform") == ["trains.md"]
         # Two changes B does not see; each leaves the chunk count as it was, so only the
