@@ -332,31 +332,38 @@ def measure(size: int, where: str, work: Path, corpus: Path, say) -> Figures:
         env = env_for(store, url)
         from ragcli.store.vectors import ChromaServer, VectorStore
 
+        def record(**values: float) -> None:
+            """Keep and show each figure as it comes: a long run stopped midway still
+            leaves what it measured in its log."""
+            for key, value in values.items():
+                setattr(figures, key, value)
+                say(f"{size:,} chunks, {where}: {key} = {value:.3f}")
+
         figures.chunks = VectorStore(store, ChromaServer(url) if url else None).count(COLLECTION)
         places = [store] + ([server.data] if server else [])
-        figures.disk_mb = disk_mb(*places)
-        say(f"{size:,} chunks, {where}: BM25 build and load")
-        figures.lexical_build_s, figures.lexical_load_s = lexical_timings(store, url, work)
+        record(disk_mb=disk_mb(*places))
+        # The targets first (serve, cold ask, unchanged re-ingest), the slow builds last.
         say(f"{size:,} chunks, {where}: serve")
-        for key, value in serve_timings(env, work).items():
-            setattr(figures, key, value)
-        say(f"{size:,} chunks, {where}: cold ask, re-ingest, status, sources")
-        figures.cold_ask_s = timed_run(["ask", QUESTIONS[1]], env, work)
-        figures.reingest_s = timed_run(["ingest", str(docs)], env, work)
+        record(**serve_timings(env, work))
+        record(cold_ask_s=timed_run(["ask", QUESTIONS[1]], env, work))
+        record(reingest_s=timed_run(["ingest", str(docs)], env, work))
+        record(status_s=timed_run(["status"], env, work))
+        record(sources_s=timed_run(["sources"], env, work))
+        if url:
+            other = env_for(work / "store-second-machine", url)
+            record(second_first_ask_s=timed_run(["ask", QUESTIONS[2]], other, work))
+            # Above lexical_build.FOREGROUND_CHUNKS the first ask left a builder running:
+            # `ragcli sync` waits for it (or builds, below).
+            record(second_index_ready_s=timed_run(["sync"], other, work))
+            record(second_later_ask_s=timed_run(["ask", QUESTIONS[3]], other, work))
         changed = next(docs.rglob("*.md"))
         original = changed.read_text(encoding="utf-8")
         changed.write_text(original + f"\nEdited for the {where} store.\n", encoding="utf-8")
-        figures.changed_reingest_s = timed_run(["ingest", str(docs)], env, work)
+        record(changed_reingest_s=timed_run(["ingest", str(docs)], env, work))
         changed.write_text(original, encoding="utf-8")  # the next store finds it as it was
-        figures.status_s = timed_run(["status"], env, work)
-        figures.sources_s = timed_run(["sources"], env, work)
-        if url:
-            other = env_for(work / "store-second-machine", url)
-            figures.second_first_ask_s = timed_run(["ask", QUESTIONS[2]], other, work)
-            # Above lexical_build.FOREGROUND_CHUNKS the first ask left a builder running:
-            # `ragcli sync` waits for it (or builds, below).
-            figures.second_index_ready_s = timed_run(["sync"], other, work)
-            figures.second_later_ask_s = timed_run(["ask", QUESTIONS[3]], other, work)
+        say(f"{size:,} chunks, {where}: BM25 build and load")
+        built_s, load_s = lexical_timings(store, url, work)
+        record(lexical_build_s=built_s, lexical_load_s=load_s)
     finally:
         if server:
             server.stop()
