@@ -162,8 +162,8 @@ class Chunker:
         for line in body:
             tokens = self.counter.count(line)
             if tokens > room:  # one line longer than the window: cut like prose
-                for part, count, _ in self._sentence_parts(line.strip(), room):
-                    parts.append(self._code_piece(opening, [part], closing, count))
+                for part, _, method in self._sentence_parts(line.strip(), room):
+                    parts.append(self._code_piece(opening, [part], closing, method))
                 continue
             if group and used + tokens > room:
                 parts.append(self._code_piece(opening, group, closing))
@@ -175,11 +175,10 @@ class Chunker:
         return parts
 
     def _code_piece(
-        self, opening: str, lines: list[str], closing: str, tokens: int | None = None
+        self, opening: str, lines: list[str], closing: str, method: str = "paragraph"
     ) -> Piece:
         text = "\n".join([opening, *lines, closing])
-        count = self.counter.count(text)
-        return Piece(text, count, "paragraph" if tokens is None else "token", True)
+        return Piece(text, self.counter.count(text), method, True)
 
     def _row_pieces(self, text: str, budget: int) -> list[Piece]:
         pieces = []
