@@ -1,3 +1,4 @@
+import json
 import math
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 from ragcli.store.lexical import LexicalIndex
+from ragcli.store.string_table import StringColumn
 
 K1, B = 1.2, 0.75  # LexicalIndex defaults
 
@@ -302,3 +304,40 @@ def test_search_ranks_only_the_allowed_ids_and_a_reader_refreshes_to_a_newer_sav
     assert reader.refresh() is True and reader.refresh() is False
     assert [i for i, _ in reader.search("numbat", 5)] == ["d"]
     assert writer.refresh() is False  # a writer is on the generation it saved
+
+
+def test_a_cold_reader_parses_no_list_of_ids_and_no_vocabulary(tmp_path: Path) -> None:
+    """At a million chunks, parsing the ids (JSON) and bm25s's vocabulary (JSON, two million
+    terms) took two seconds of every cold ask; both are now memory-mapped string tables."""
+    make(tmp_path, DOCS | {"ä/数据.md#0": "Cats purr"})
+    live = tmp_path / (tmp_path / "CURRENT").read_text().strip()
+    (live / "bm25" / "vocab.index.json").unlink()
+    assert "ids" not in (live / "meta.json").read_text()
+    reader = LexicalIndex(tmp_path)
+    assert [d for d, _ in reader.search("cats", 5)] == ["b", "ä/数据.md#0", "a"]
+    assert reader.search("cats", 5, allowed=["a", "c"])[0][0] == "a"
+    assert reader.scores_for("purring cats", ["ä/数据.md#0", "c", "gone"])["c"] == 0.0
+    assert reader.term_idf("purr") == {"purr": pytest.approx(math.log(1 + 3.5 / 1.5))}
+    assert sorted(reader.ids()) == sorted(DOCS | {"ä/数据.md#0": ""}) and len(reader) == 4
+
+
+def test_a_generation_saved_in_the_first_format_still_answers(tmp_path: Path) -> None:
+    """Ids in meta.json and terms in bm25s's vocabulary, as ragcli saved them before."""
+    make(tmp_path)
+    live = tmp_path / (tmp_path / "CURRENT").read_text().strip()
+    meta = json.loads((live / "meta.json").read_text())
+    ids = list(StringColumn(live, "ids"))
+    (live / "meta.json").write_text(json.dumps(meta | {"format": 1, "ids": ids}))
+    for table in live.glob("*.npy"):
+        table.unlink()
+    reader = LexicalIndex(tmp_path)
+    assert [d for d, _ in reader.search("cat", 5)] == ["b", "a"]
+    assert reader.scores_for("mice", ["a", "b"])["b"] == 0.0
+    # The next save writes the current format.
+    reader.upsert(["d"], ["Mice squeak"])
+    reader.save()
+    assert [d for d, _ in LexicalIndex(tmp_path).search("mice", 5)] == ["d", "a"]
+    assert (
+        "ids"
+        not in (tmp_path / (tmp_path / "CURRENT").read_text().strip() / "meta.json").read_text()
+    )

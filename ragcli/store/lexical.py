@@ -2,13 +2,16 @@
 
 bm25s cannot update an index in place, so the tokenised documents are persisted next to the
 index and the BM25 matrix is rebuilt from them at save() time, only when something changed.
-Queries load the saved matrix memory-mapped and never rebuild it.
+Queries load the saved matrix, ids and terms memory-mapped and never rebuild it: at a million
+chunks, parsing them as JSON was two of a cold ask's seconds.
 
 On-disk layout (``directory`` is one collection)::
 
     CURRENT            name of the live generation; replaced atomically
     gen-XXXXXXXX/      one complete, immutable snapshot
-        meta.json      format version, BM25 parameters, ids in matrix row order
+        meta.json      format version, BM25 parameters, mean document length
+        ids.*          the ids in matrix row order, and id -> row (string_table.py)
+        terms.*        term -> bm25s token id, read instead of bm25s's JSON vocabulary
         tokens.json    {id: [stemmed tokens]} -- only read when the index is modified
         bm25/          bm25s files (absent when the collection is empty)
 
@@ -27,22 +30,31 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import bm25s
 import numpy as np
 import Stemmer
 
-FORMAT_VERSION = 1
+from ragcli.store.string_table import StringLookup
+
+FORMAT_VERSION = 2
+READABLE_FORMATS = (1, 2)  # 1: ids in meta.json, terms in bm25s's vocabulary file
 _CURRENT = "CURRENT"
 _GEN_PREFIX = "gen-"
 _TMP_PREFIX = ".tmp-"
 
 
-
 TOKEN_CACHE_SIZE = 50_000  # texts whose tokens are kept (a few MB)
+
+
+class Lookup(Protocol):
+    """str -> int: a dict in the writer, a memory-mapped StringLookup once loaded."""
+
+    def get(self, key: str, default: None = None, /) -> int | None: ...
+
 
 class LexicalIndex:
     """BM25 over one collection's chunks, addressed by string ids."""
@@ -58,7 +70,8 @@ class LexicalIndex:
         self._token_cache: dict[str, list[str]] = {}
         # Query-side state, loaded lazily from the live generation.
         self._loaded = False
-        self._row_ids: list[str] = []
+        self._row_ids: Sequence[str] = []
+        self._terms: Lookup = {}  # term -> bm25s token id
         self._retriever: bm25s.BM25 | None = None
         # Write-side state: only materialised by the first upsert/delete.
         self._tokens: dict[str, list[str]] | None = None
@@ -66,7 +79,7 @@ class LexicalIndex:
         self._stale = False  # edits not yet reflected in self._retriever
         self._avg_len: float | None = None  # mean document length, for score_text()
         self._generation: str | None = None  # the CURRENT name loaded or last saved
-        self._row_of: dict[str, int] | None = None  # id -> matrix row, built on first need
+        self._row_of: Lookup | None = None  # id -> matrix row, built on first need
         self._lock = threading.RLock()
 
     # ---- public API -------------------------------------------------------------------------
@@ -164,8 +177,7 @@ class LexicalIndex:
         self._ensure_searchable()
         if self._retriever is None or k <= 0:
             return []
-        vocab = self._retriever.vocab_dict
-        token_ids = [vocab[t] for t in self._tokenize([query])[0] if t in vocab]
+        token_ids = self._token_ids(query)
         if not token_ids:
             return []
         scores = self._retriever.get_scores_from_ids(token_ids)
@@ -177,19 +189,21 @@ class LexicalIndex:
             top = top[np.argpartition(-scores[top], k - 1)[:k]]
         # Best first; equal scores in row (insertion) order.
         top = top[np.lexsort((top, -scores[top]))]
-        return [(self._row_ids[i], float(scores[i])) for i in top]
+        return [(self._row_ids[i], float(scores[i])) for i in top.tolist()]
 
-    def _rows(self) -> dict[str, int]:
-        """id -> matrix row, built once per loaded or rebuilt matrix."""
+    def _rows(self) -> Lookup:
+        """id -> matrix row: saved with the generation, or built once per rebuilt matrix."""
         if self._row_of is None:
-            self._row_of = {doc_id: row for row, doc_id in enumerate(self._row_ids)}
+            rows: dict[str, int] = {doc_id: row for row, doc_id in enumerate(self._row_ids)}
+            self._row_of = rows
         return self._row_of
 
     def _mask(self, allowed: Iterable[str]) -> np.ndarray:
         """Which matrix rows hold an allowed id."""
         rows = self._rows()
         mask = np.zeros(len(self._row_ids), dtype=bool)
-        mask[[rows[i] for i in allowed if i in rows]] = True
+        found = (rows.get(i) for i in allowed)
+        mask[[row for row in found if row is not None]] = True
         return mask
 
     def scores_for(self, query: str, ids: Iterable[str]) -> dict[str, float]:
@@ -202,13 +216,17 @@ class LexicalIndex:
         wanted = list(ids)
         if self._retriever is None or not wanted:
             return dict.fromkeys(wanted, 0.0)
-        vocab = self._retriever.vocab_dict
-        token_ids = [vocab[t] for t in self._tokenize([query])[0] if t in vocab]
+        token_ids = self._token_ids(query)
         if not token_ids:
             return dict.fromkeys(wanted, 0.0)
         scores = self._retriever.get_scores_from_ids(token_ids)
         rows = self._rows()
-        return {d: float(scores[rows[d]]) if d in rows else 0.0 for d in wanted}
+        found = {d: rows.get(d) for d in wanted}
+        return {d: 0.0 if row is None else float(scores[row]) for d, row in found.items()}
+
+    def _token_ids(self, query: str) -> list[int]:
+        found = (self._terms.get(t) for t in self._tokenize([query])[0])
+        return [token_id for token_id in found if token_id is not None]
 
     def terms(self, text: str) -> set[str]:
         """The distinct index terms of a text (lowercased, stopwords out, stemmed)."""
@@ -224,15 +242,15 @@ class LexicalIndex:
     def _term_idf(self, text: str) -> dict[str, float]:
         self._ensure_searchable()
         n_docs = len(self._row_ids)
-        df = np.zeros(0, dtype=np.int64)
-        vocab: dict[str, int] = {}
+        indptr = np.zeros(1, dtype=np.int64)
         if self._retriever is not None:
-            vocab = self._retriever.vocab_dict
-            df = np.diff(np.asarray(self._retriever.scores["indptr"]))
+            indptr = self._retriever.scores["indptr"]
         idf = {}
         for term in self.terms(text):
-            row = vocab.get(term, -1)
-            freq = int(df[row]) if 0 <= row < len(df) else 0
+            row, freq = self._terms.get(term), 0
+            if row is not None and 0 <= row < len(indptr) - 1:
+                # Its document frequency: the length of its column in the CSC matrix.
+                freq = int(indptr[row + 1]) - int(indptr[row])
             idf[term] = float(np.log(1 + (n_docs - freq + 0.5) / (freq + 0.5)))
         return idf
 
@@ -335,17 +353,26 @@ class LexicalIndex:
     def _read_generation(self) -> None:
         name = self._live_name()
         gen = None if name is None else self.directory / name
-        self._row_ids, self._retriever, self._row_of = [], None, None
+        self._row_ids, self._retriever, self._row_of, self._terms = [], None, None, {}
         self._generation = name
         if gen is None:
             return
         meta = json.loads((gen / "meta.json").read_text(encoding="utf-8"))
-        if meta.get("format") != FORMAT_VERSION:
-            raise ValueError(f"{gen}: unsupported lexical index format {meta.get('format')}")
+        version = meta.get("format")
+        if version not in READABLE_FORMATS:
+            raise ValueError(f"{gen}: unsupported lexical index format {version}")
         if (gen / "bm25").is_dir():
             # mmap: the query process maps the matrix instead of reading it all in.
-            self._retriever = bm25s.BM25.load(gen / "bm25", mmap=True, show_progress=False)
-        self._row_ids = meta["ids"]
+            self._retriever = bm25s.BM25.load(
+                gen / "bm25", mmap=True, show_progress=False, load_vocab=version == 1
+            )
+        if version == 1:
+            self._row_ids = meta["ids"]
+            self._terms = self._retriever.vocab_dict if self._retriever else {}
+        else:
+            self._row_of = StringLookup(gen, "ids")
+            self._row_ids = self._row_of.column
+            self._terms = StringLookup(gen, "terms")
         # Saved with the generation: reading every document's tokens for it took seconds
         # per cold process at 100k chunks, growing with the collection.
         self._avg_len = meta.get("average_length")
@@ -365,13 +392,13 @@ class LexicalIndex:
         self._row_ids = list(self._tokens)
         self._row_of = None
         self._avg_len = _mean_length(self._tokens)
-        self._retriever = None
+        self._retriever, self._terms = None, {}
         # bm25s cannot index a corpus without a single token (e.g. only stopwords); such a
         # collection keeps its ids but matches nothing.
         if any(self._tokens.values()):
             retriever = bm25s.BM25(k1=self._k1, b=self._b, method="lucene")
             retriever.index(list(self._tokens.values()), show_progress=False)
-            self._retriever = retriever
+            self._retriever, self._terms = retriever, retriever.vocab_dict
         self._loaded = True
         self._stale = False
 
@@ -380,10 +407,13 @@ class LexicalIndex:
             "format": FORMAT_VERSION,
             "k1": self._k1,
             "b": self._b,
-            "ids": self._row_ids,
             "average_length": self._average_length(),
         }
         (gen / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+        StringLookup.write(gen, "ids", self._row_ids)
+        # Written right after _build(): the vocabulary of the matrix built in memory.
+        vocab = self._retriever.vocab_dict if self._retriever is not None else {}
+        StringLookup.write(gen, "terms", list(vocab), list(vocab.values()))
         (gen / "tokens.json").write_text(
             json.dumps(self._tokens, ensure_ascii=False), encoding="utf-8"
         )
