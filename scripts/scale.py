@@ -18,6 +18,11 @@ serve` (the official MCP client, stdio) with the server's resident memory, a col
 ask` process, an unchanged re-ingest and one with a file changed, `status` and `sources`;
 on a server also a machine that never ingested: its first ask, how long after it its BM25
 index is ready (`ragcli sync` waits for the builder that ask started), and a later ask.
+
+    .venv/bin/python scripts/scale.py --sizes 1000000 --where shared --work /work/scale
+
+`shared` serves a copy of a local store's Chroma data (kept with --work) through `chroma
+run` and measures that machine-new-to-the-server at sizes too slow to build twice.
 """
 
 from __future__ import annotations
@@ -121,24 +126,26 @@ class HashVectors:
 
 @dataclass
 class Figures:
+    """One store's figures; None where not measured (shown as –)."""
+
     size: int
     where: str
     files: int = 0
     chunks: int = 0
-    build_s: float = 0.0
-    disk_mb: float = 0.0
-    lexical_build_s: float = 0.0
-    lexical_load_s: float = 0.0
-    search_p50_ms: float = 0.0
-    search_p95_ms: float = 0.0
-    ask_p50_ms: float = 0.0
-    ask_p95_ms: float = 0.0
-    serve_rss_mb: float = 0.0
-    cold_ask_s: float = 0.0
-    reingest_s: float = 0.0
-    changed_reingest_s: float = 0.0
-    status_s: float = 0.0
-    sources_s: float = 0.0
+    build_s: float | None = None
+    disk_mb: float | None = None
+    lexical_build_s: float | None = None
+    lexical_load_s: float | None = None
+    search_p50_ms: float | None = None
+    search_p95_ms: float | None = None
+    ask_p50_ms: float | None = None
+    ask_p95_ms: float | None = None
+    serve_rss_mb: float | None = None
+    cold_ask_s: float | None = None
+    reingest_s: float | None = None
+    changed_reingest_s: float | None = None
+    status_s: float | None = None
+    sources_s: float | None = None
     second_first_ask_s: float | None = None
     second_index_ready_s: float | None = None
     second_later_ask_s: float | None = None
@@ -310,7 +317,58 @@ class ChromaRun:
         self.process.wait(timeout=60)
 
 
+def measure_shared(size: int, work: Path, say) -> Figures:
+    """The local store's Chroma data, copied and served by `chroma run`, asked by a machine
+    that never ingested: the 1M server figures without a second multi-hour build (Chroma
+    server and local mode keep the same files). Build and re-ingest figures are the local
+    store's."""
+    figures = Figures(size, "shared")
+    local = work / "store-local"
+    if not (local / "scale-build.json").is_file():
+        raise SystemExit(f"scale: --where shared serves the local store: build {local} first")
+    data = work / "chroma-from-local"
+    if not data.is_dir():
+        say(f"{size:,} chunks, shared: copying the local store's Chroma data")
+        shutil.copytree(local / "chroma", data)
+    server = ChromaRun(data)
+    machine = work / "store-second-machine"
+    shutil.rmtree(machine, ignore_errors=True)  # a machine new to the server, every run
+    env = env_for(machine, server.url)
+    try:
+        from ragcli.store.vectors import ChromaServer, VectorStore
+
+        def record(**values: float) -> None:
+            for key, value in values.items():
+                setattr(figures, key, value)
+                say(f"{size:,} chunks, shared: {key} = {value:.3f}")
+
+        figures.chunks = VectorStore(machine, ChromaServer(server.url)).count(COLLECTION)
+        record(disk_mb=disk_mb(data))
+        record(second_first_ask_s=timed_run(["ask", QUESTIONS[2]], env, work))
+        record(second_index_ready_s=timed_run(["sync"], env, work))
+        record(second_later_ask_s=timed_run(["ask", QUESTIONS[3]], env, work))
+        record(cold_ask_s=timed_run(["ask", QUESTIONS[1]], env, work))
+        say(f"{size:,} chunks, shared: serve")
+        record(**serve_timings(env, work))
+        record(status_s=timed_run(["status"], env, work))  # `sources` lists what it ingested
+        started = time.perf_counter()
+        lexical_index_of(machine).search(QUESTIONS[0], 10)
+        record(lexical_load_s=time.perf_counter() - started)
+    finally:
+        server.stop()
+    return figures
+
+
+def lexical_index_of(store: Path):
+    from ragcli.store.lexical import LexicalIndex
+    from ragcli.store.lexical_sync import lexical_dir
+
+    return LexicalIndex(lexical_dir(store, COLLECTION))
+
+
 def measure(size: int, where: str, work: Path, corpus: Path, say) -> Figures:
+    if where == "shared":
+        return measure_shared(size, work, say)
     figures = Figures(size, where)
     docs = work / "docs"
     if not docs.is_dir():
@@ -408,7 +466,11 @@ def table(rows: list[Figures]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000", help="chunks per store, comma-separated")
-    parser.add_argument("--where", default="local,server", help="local, server or both")
+    parser.add_argument(
+        "--where",
+        default="local,server",
+        help="local, server (each built), shared (the local store's data on a server)",
+    )
     parser.add_argument(
         "--work", type=Path, help="keep the stores here, and measure again those it holds"
     )
