@@ -1,5 +1,6 @@
 import json
 import math
+import random
 import subprocess
 import sys
 import textwrap
@@ -198,7 +199,8 @@ def test_scoring_a_sentence_reads_no_documents_tokens(tmp_path: Path) -> None:
     100k chunks that file took seconds to parse): the mean length is saved with the index."""
     make(tmp_path)
     live = tmp_path / (tmp_path / "CURRENT").read_text().strip()
-    (live / "tokens.json").unlink()
+    for tokens in live.glob("tokens.*"):
+        tokens.unlink()
     # "dog chase" in a 2-token text; df(dog)=1, df(chase)=2 of 3 documents; mean length 3.
     expected = bm25(1, 1, 3, 2, 3.0) + bm25(1, 2, 3, 2, 3.0)
     assert LexicalIndex(tmp_path).score_text("dogs chase", "Dogs chase.") == pytest.approx(expected)
@@ -327,8 +329,10 @@ def test_a_generation_saved_in_the_first_format_still_answers(tmp_path: Path) ->
     live = tmp_path / (tmp_path / "CURRENT").read_text().strip()
     meta = json.loads((live / "meta.json").read_text())
     ids = list(StringColumn(live, "ids"))
+    tokens = {i: t.split() for i, t in zip(ids, StringColumn(live, "tokens"), strict=True)}
     (live / "meta.json").write_text(json.dumps(meta | {"format": 1, "ids": ids}))
-    for table in live.glob("*.npy"):
+    (live / "tokens.json").write_text(json.dumps(tokens))
+    for table in [*live.glob("*.npy"), live / "delta.json"]:
         table.unlink()
     reader = LexicalIndex(tmp_path)
     assert [d for d, _ in reader.search("cat", 5)] == ["b", "a"]
@@ -341,3 +345,79 @@ def test_a_generation_saved_in_the_first_format_still_answers(tmp_path: Path) ->
         "ids"
         not in (tmp_path / (tmp_path / "CURRENT").read_text().strip() / "meta.json").read_text()
     )
+
+
+ANIMALS = "cat dog bird fish horse sheep goat mouse rabbit fox owl bear wolf deer frog".split()
+
+
+def zoo(n: int) -> dict[str, str]:
+    """n documents of three to seven animal words, mixed at random (seeded)."""
+    draw = random.Random(7)
+    return {f"z{i}": " ".join(draw.choices(ANIMALS, k=3 + i % 5)) for i in range(n)}
+
+
+def test_a_small_change_is_saved_beside_the_matrix_without_rebuilding_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a million chunks a rebuild took five minutes for a one-file change: a change
+    below lexical_delta.MERGE_SHARE of the collection is saved as a delta instead."""
+    docs = zoo(200)
+    make(tmp_path, docs)
+    before = tmp_path / (tmp_path / "CURRENT").read_text().strip()
+
+    def no_indexing(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a small change must not rebuild the BM25 matrix")
+
+    monkeypatch.setattr(bm25s.BM25, "index", no_indexing)
+    writer = LexicalIndex(tmp_path)
+    writer.upsert(["new", "z1"], ["Zebras graze", "A zebra and an okapi"])  # z1 replaced
+    writer.delete(["z2", "not-indexed"])
+    # Equal scores: the replaced document keeps its row, before the new one.
+    assert [d for d, _ in writer.search("zebra", 5)] == ["z1", "new"]  # before the save too
+    writer.save()
+
+    after = tmp_path / (tmp_path / "CURRENT").read_text().strip()
+    assert after != before and not before.exists()
+    matrix = after / "bm25" / "data.csc.index.npy"
+    assert matrix.stat().st_nlink == 1  # the old generation is gone: its link went with it
+    reader = LexicalIndex(tmp_path)
+    assert [d for d, _ in reader.search("zebra", 5)] == ["z1", "new"]
+    assert reader.search("okapi", 5)[0][0] == "z1"
+    old_z1, old_z2 = docs["z1"].split()[0], docs["z2"].split()[0]
+    assert "z1" not in dict(reader.search(old_z1, 300))
+    assert "z2" not in dict(reader.search(old_z2, 300))
+    assert len(reader) == 200 and sorted(reader.ids()) == sorted(set(docs) - {"z2"} | {"new"})
+    # A delta document scores with the matrix's statistics: 200 documents, mean length 5.
+    # "zebra" is in no matrix document; "graze" neither: "Zebras graze" has 2 tokens.
+    expected = 2 * bm25(tf=1, df=0, n_docs=200, doc_len=2, avg_len=5.0)
+    assert reader.scores_for("zebra graze", ["new"])["new"] == pytest.approx(expected)
+    assert reader.scores_for("zebra", ["z2"]) == {"z2": 0.0}
+
+
+def test_a_delta_ranks_as_a_rebuilt_index_does(tmp_path: Path) -> None:
+    docs = zoo(300)
+    make(tmp_path / "delta", docs)
+    changed = {f"z{i}": f"{docs[f'z{i}']} {ANIMALS[i % 5]}" for i in range(0, 60, 6)}
+    writer = LexicalIndex(tmp_path / "delta")
+    writer.upsert(list(changed), list(changed.values()))
+    writer.save()
+    assert json.loads(next((tmp_path / "delta").glob("gen-*/delta.json")).read_text())["added"]
+    rebuilt = make(tmp_path / "rebuilt", docs | changed)
+    delta = LexicalIndex(tmp_path / "delta")
+    for query in ["cat", "horse owl", "fish fox frog", "bear sheep deer"]:
+        exact = dict(rebuilt.search(query, 10))
+        assert delta.scores_for(query, exact) == pytest.approx(exact, rel=0.05), query
+        assert delta.search(query, 1)[0][1] == pytest.approx(max(exact.values()), rel=0.05)
+
+
+def test_a_change_past_the_merge_share_rebuilds_the_matrix(tmp_path: Path) -> None:
+    make(tmp_path, zoo(100))
+    writer = LexicalIndex(tmp_path)
+    writer.upsert([f"n{i}" for i in range(6)], ["zebra"] * 6)  # 6 > 5 % of 100
+    writer.save()
+    live = tmp_path / (tmp_path / "CURRENT").read_text().strip()
+    assert json.loads((live / "delta.json").read_text()) == {"added": {}, "hidden": []}
+    hits = LexicalIndex(tmp_path).search("zebra", 10)
+    # Exact statistics again: 106 documents, "zebra" in 6, the mean length of them all.
+    average = (100 * 5 + 6 * 1) / 106
+    assert hits[0][1] == pytest.approx(bm25(1, 6, 106, 1, average), rel=1e-6)

@@ -1,20 +1,24 @@
 """Persisted BM25 index for one collection, built on bm25s.
 
-bm25s cannot update an index in place, so the tokenised documents are persisted next to the
-index and the BM25 matrix is rebuilt from them at save() time, only when something changed.
-Queries load the saved matrix, ids and terms memory-mapped and never rebuild it: at a million
-chunks, parsing them as JSON was two of a cold ask's seconds.
+bm25s cannot update a matrix in place. So the index is the matrix as last built plus a
+delta (store/lexical_delta.py): a change adds to the delta, and only a delta grown past a
+small share of the collection is merged, rebuilding the matrix from the saved tokens. A
+one-file change at a million chunks saves in seconds, not the five minutes of a rebuild.
+Queries load the saved matrix, ids and terms memory-mapped and never rebuild it: at a
+million chunks, parsing them as JSON was two of a cold ask's seconds.
 
 On-disk layout (``directory`` is one collection)::
 
     CURRENT            name of the live generation; replaced atomically
     gen-XXXXXXXX/      one complete, immutable snapshot
-        meta.json      format version, BM25 parameters, mean document length
-        ids.*          the ids in matrix row order, and id -> row (string_table.py)
+        meta.json      format version, BM25 parameters, the matrix's mean document length
+        ids.*          the matrix's ids in row order, and id -> row (string_table.py)
         terms.*        term -> bm25s token id, read instead of bm25s's JSON vocabulary
-        tokens.json    {id: [stemmed tokens]} -- only read when the index is modified
-        bm25/          bm25s files (absent when the collection is empty)
+        tokens.*       each row's stemmed tokens, read for a merge or a changed document
+        bm25/          bm25s files (absent when no document has a token)
+        delta.json     documents added or replaced since the matrix, rows they hide
 
+A generation that only changes the delta hard-links the matrix files of the one before.
 save() writes a new generation into a temporary directory, fsyncs it, renames it into place
 and then swaps CURRENT, so a process killed at any moment leaves the previous snapshot live.
 One writer per collection at a time; readers may run concurrently with it. A long-lived
@@ -30,7 +34,7 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -38,13 +42,15 @@ import bm25s
 import numpy as np
 import Stemmer
 
-from ragcli.store.string_table import StringLookup
+from ragcli.store.lexical_delta import Delta, Statistics
+from ragcli.store.string_table import StringColumn, StringLookup
 
 FORMAT_VERSION = 2
-READABLE_FORMATS = (1, 2)  # 1: ids in meta.json, terms in bm25s's vocabulary file
+READABLE_FORMATS = (1, 2)  # 1: ids in meta.json, tokens.json, terms in bm25s's vocabulary
 _CURRENT = "CURRENT"
 _GEN_PREFIX = "gen-"
 _TMP_PREFIX = ".tmp-"
+_OWN_FILES = ("meta.json", "delta.json")  # a generation's own; the rest is the matrix's
 
 
 TOKEN_CACHE_SIZE = 50_000  # texts whose tokens are kept (a few MB)
@@ -68,89 +74,67 @@ class LexicalIndex:
         # Tokens of texts scored one at a time (answer sentences, queries): bm25s sets up a
         # progress bar per call, which costs more than tokenizing a sentence.
         self._token_cache: dict[str, list[str]] = {}
-        # Query-side state, loaded lazily from the live generation.
+        self._lock = threading.RLock()
         self._loaded = False
+        self._generation: str | None = None  # the CURRENT name loaded or last saved
+        self._reset()
+
+    def _reset(self) -> None:
+        """Forget the loaded generation: the next use loads the live one."""
+        self._loaded = False
+        # The matrix: rows, their ids and tokens, the terms, as loaded or last built.
         self._row_ids: Sequence[str] = []
+        self._row_of: Lookup | None = None  # id -> matrix row, built on first need
         self._terms: Lookup = {}  # term -> bm25s token id
         self._retriever: bm25s.BM25 | None = None
-        # Write-side state: only materialised by the first upsert/delete.
-        self._tokens: dict[str, list[str]] | None = None
+        self._row_tokens: Callable[[int], list[str]] = _no_tokens
+        self._avg_len: float | None = None  # the matrix's mean document length
+        self._matrix_dir: Path | None = None  # the saved files of this matrix, to link
+        self._format = FORMAT_VERSION
+        # What changed since the matrix was built; saved beside it until a merge.
+        self._delta = Delta()
+        self._hidden_rows: np.ndarray | None = None
         self._dirty = False  # edits not yet saved
-        self._stale = False  # edits not yet reflected in self._retriever
-        self._avg_len: float | None = None  # mean document length, for score_text()
-        self._generation: str | None = None  # the CURRENT name loaded or last saved
-        self._row_of: Lookup | None = None  # id -> matrix row, built on first need
-        self._lock = threading.RLock()
 
     # ---- public API -------------------------------------------------------------------------
 
     def upsert(self, ids: list[str], texts: list[str]) -> None:
         """Add or replace documents. Visible to search() at once; persisted by save()."""
-        with self._lock:
-            self._upsert(ids, texts)
-
-    def _upsert(self, ids: list[str], texts: list[str]) -> None:
         if len(ids) != len(texts):
             raise ValueError(f"upsert: {len(ids)} ids but {len(texts)} texts")
         if not ids:
             return
-        tokens = self._editable_tokens()
-        for doc_id, toks in zip(ids, self._tokenize(texts), strict=True):
-            # Re-ingesting unchanged text must not force a re-index at save().
-            if tokens.get(doc_id) != toks:
-                tokens[doc_id] = toks
-                self._dirty = self._stale = True
+        with self._lock:
+            self._ensure_loaded()
+            for doc_id, tokens in zip(ids, self._tokenize(texts), strict=True):
+                self._put(doc_id, tokens)
 
     def copy(self, ids: list[str], sources: list[str], texts: list[str]) -> None:
         """Add documents with the texts of indexed ones (the chunks of a renamed file): the
         tokens of `sources` are reused, and only a source not indexed is tokenized."""
         with self._lock:
-            tokens = self._editable_tokens()
-            unindexed = [i for i, source in enumerate(sources) if source not in tokens]
-            tokenized: dict[int, list[str]] = {}
+            self._ensure_loaded()
+            known = [self._tokens_of_id(source) for source in sources]
+            unindexed = [i for i, tokens in enumerate(known) if tokens is None]
             if unindexed:
                 fresh = self._tokenize([texts[i] for i in unindexed])
-                tokenized = dict(zip(unindexed, fresh, strict=True))
-            for i, (doc_id, source) in enumerate(zip(ids, sources, strict=True)):
-                toks = tokenized[i] if i in tokenized else tokens[source]
-                if tokens.get(doc_id) != toks:
-                    tokens[doc_id] = toks
-                    self._dirty = self._stale = True
+                for i, fresh_tokens in zip(unindexed, fresh, strict=True):
+                    known[i] = fresh_tokens
+            for doc_id, tokens in zip(ids, known, strict=True):
+                assert tokens is not None
+                self._put(doc_id, tokens)
 
     def delete(self, ids: Iterable[str]) -> None:
         with self._lock:
-            self._delete(ids)
-
-    def _delete(self, ids: Iterable[str]) -> None:
-        tokens = self._editable_tokens()
-        for doc_id in ids:
-            if tokens.pop(doc_id, None) is not None:
-                self._dirty = self._stale = True
+            self._ensure_loaded()
+            for doc_id in ids:
+                if self._delta.drop(doc_id, self._matrix_row(doc_id) is not None):
+                    self._changed()
 
     def save(self) -> None:
         """Persist pending changes atomically; a no-op when nothing changed."""
         with self._lock:
             self._save()
-
-    def _save(self) -> None:
-        if not self._dirty:
-            return
-        if self._stale:
-            self._build()
-        self.directory.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=_TMP_PREFIX, dir=self.directory))
-        try:
-            self._write_generation(tmp)
-            gen_name = _GEN_PREFIX + tmp.name[len(_TMP_PREFIX) :]
-            os.rename(tmp, self.directory / gen_name)
-            _fsync_dir(self.directory)
-            _atomic_write_text(self.directory / _CURRENT, gen_name + "\n")
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        self._dirty = False
-        self._generation = gen_name
-        self._remove_stale_generations(keep=gen_name)
 
     def refresh(self) -> bool:
         """Move to the generation another process saved since this one was loaded,
@@ -160,8 +144,7 @@ class LexicalIndex:
             live = self._live_name()
             if not self._loaded or live == self._generation:
                 return False
-            self._tokens, self._dirty, self._stale = None, False, False
-            self._avg_len, self._row_of, self._loaded = None, None, False
+            self._reset()
             self._load_generation()
             return True
 
@@ -175,21 +158,32 @@ class LexicalIndex:
 
     def _search(self, query: str, k: int, allowed: Iterable[str] | None) -> list[tuple[str, float]]:
         self._ensure_searchable()
-        if self._retriever is None or k <= 0:
+        if k <= 0:
             return []
-        token_ids = self._token_ids(query)
-        if not token_ids:
-            return []
-        scores = self._retriever.get_scores_from_ids(token_ids)
-        hit = scores > 0
-        if allowed is not None:
-            hit &= self._mask(allowed)
-        top = np.flatnonzero(hit)  # usually a small share of the collection
-        if len(top) > k:
-            top = top[np.argpartition(-scores[top], k - 1)[:k]]
-        # Best first; equal scores in row (insertion) order.
-        top = top[np.lexsort((top, -scores[top]))]
-        return [(self._row_ids[i], float(scores[i])) for i in top.tolist()]
+        allowed = None if allowed is None else set(allowed)
+        query_terms = self._tokenize([query])[0]
+        found: list[tuple[float, int, str]] = []  # (-score, order, id)
+        token_ids = self._token_ids(query_terms)
+        if self._retriever is not None and token_ids:
+            scores = self._retriever.get_scores_from_ids(token_ids)
+            hit = scores > 0
+            if self._delta.hidden:
+                hit[self._hidden()] = False
+            if allowed is not None:
+                hit &= self._mask(allowed)
+            top = np.flatnonzero(hit)  # usually a small share of the collection
+            if len(top) > k:
+                top = top[np.argpartition(-scores[top], k - 1)[:k]]
+            found = [(-float(scores[i]), i, self._row_ids[i]) for i in top.tolist()]
+        if self._delta.added:
+            after = len(self._row_ids)  # equal scores in row order, as a merge leaves them
+            for doc_id, score in self._delta.scores(query_terms, self._statistics()).items():
+                if score > 0 and (allowed is None or doc_id in allowed):
+                    row = self._matrix_row(doc_id)
+                    place = after + self._delta.rank(doc_id) if row is None else row
+                    found.append((-score, place, doc_id))
+        found.sort()
+        return [(doc_id, -negative) for negative, _, doc_id in found[:k]]
 
     def _rows(self) -> Lookup:
         """id -> matrix row: saved with the generation, or built once per rebuilt matrix."""
@@ -198,13 +192,23 @@ class LexicalIndex:
             self._row_of = rows
         return self._row_of
 
-    def _mask(self, allowed: Iterable[str]) -> np.ndarray:
+    def _matrix_row(self, doc_id: str) -> int | None:
+        return self._rows().get(doc_id)
+
+    def _mask(self, allowed: set[str]) -> np.ndarray:
         """Which matrix rows hold an allowed id."""
         rows = self._rows()
         mask = np.zeros(len(self._row_ids), dtype=bool)
         found = (rows.get(i) for i in allowed)
         mask[[row for row in found if row is not None]] = True
         return mask
+
+    def _hidden(self) -> np.ndarray:
+        """The matrix rows the delta deleted or replaced."""
+        if self._hidden_rows is None:
+            found = (self._matrix_row(doc_id) for doc_id in self._delta.hidden)
+            self._hidden_rows = np.array([r for r in found if r is not None], dtype=np.int64)
+        return self._hidden_rows
 
     def scores_for(self, query: str, ids: Iterable[str]) -> dict[str, float]:
         """Raw BM25 score of each given id (0.0 when it shares no term or is unknown)."""
@@ -214,18 +218,24 @@ class LexicalIndex:
     def _scores_for(self, query: str, ids: Iterable[str]) -> dict[str, float]:
         self._ensure_searchable()
         wanted = list(ids)
-        if self._retriever is None or not wanted:
-            return dict.fromkeys(wanted, 0.0)
-        token_ids = self._token_ids(query)
-        if not token_ids:
-            return dict.fromkeys(wanted, 0.0)
-        scores = self._retriever.get_scores_from_ids(token_ids)
-        rows = self._rows()
-        found = {d: rows.get(d) for d in wanted}
-        return {d: 0.0 if row is None else float(scores[row]) for d, row in found.items()}
+        query_terms = self._tokenize([query])[0]
+        token_ids = self._token_ids(query_terms)
+        result = dict.fromkeys(wanted, 0.0)
+        if self._retriever is not None and token_ids:
+            scores = self._retriever.get_scores_from_ids(token_ids)
+            for doc_id in wanted:
+                row = self._matrix_row(doc_id)
+                if row is not None and doc_id not in self._delta.hidden:
+                    result[doc_id] = float(scores[row])
+        if self._delta.added and any(doc_id in self._delta.added for doc_id in wanted):
+            delta = self._delta.scores(query_terms, self._statistics())
+            for doc_id in wanted:
+                if doc_id in self._delta.added:
+                    result[doc_id] = delta.get(doc_id, 0.0)
+        return result
 
-    def _token_ids(self, query: str) -> list[int]:
-        found = (self._terms.get(t) for t in self._tokenize([query])[0])
+    def _token_ids(self, query_terms: list[str]) -> list[int]:
+        found = (self._terms.get(t) for t in query_terms)
         return [token_id for token_id in found if token_id is not None]
 
     def terms(self, text: str) -> set[str]:
@@ -241,18 +251,27 @@ class LexicalIndex:
 
     def _term_idf(self, text: str) -> dict[str, float]:
         self._ensure_searchable()
-        n_docs = len(self._row_ids)
-        indptr = np.zeros(1, dtype=np.int64)
-        if self._retriever is not None:
-            indptr = self._retriever.scores["indptr"]
-        idf = {}
-        for term in self.terms(text):
-            row, freq = self._terms.get(term), 0
-            if row is not None and 0 <= row < len(indptr) - 1:
-                # Its document frequency: the length of its column in the CSC matrix.
-                freq = int(indptr[row + 1]) - int(indptr[row])
-            idf[term] = float(np.log(1 + (n_docs - freq + 0.5) / (freq + 0.5)))
-        return idf
+        stats = self._statistics()
+        return {term: stats.idf(term) for term in self.terms(text)}
+
+    def _statistics(self) -> Statistics:
+        """The matrix's: every document, in the matrix or the delta, is scored with them."""
+        retriever = self._retriever
+        indptr = retriever.scores["indptr"] if retriever is not None else np.zeros(1, np.int64)
+
+        def frequency(term: str) -> int:
+            row = self._terms.get(term)
+            if row is None or not 0 <= row < len(indptr) - 1:
+                return 0
+            return int(indptr[row + 1]) - int(indptr[row])  # the length of its CSC column
+
+        return Statistics(
+            documents=len(self._row_ids),
+            average_length=self._average_length(),
+            k1=float(retriever.k1) if retriever is not None else self._k1,
+            b=float(retriever.b) if retriever is not None else self._b,
+            frequency=frequency,
+        )
 
     def score_text(self, query: str, text: str) -> float:
         """BM25 of any text (a sentence, a web page) as if it were one more document of
@@ -270,31 +289,44 @@ class LexicalIndex:
         return sum(w * counts[t] / (counts[t] + norm) for t, w in idf.items() if t in counts)
 
     def _average_length(self) -> float:
-        if self._avg_len is None:
-            tokens = self._tokens
-            if tokens is None:  # a generation saved before meta.json recorded the figure
-                gen = self._live_generation()
-                tokens = {}
-                if gen is not None:
-                    tokens = json.loads((gen / "tokens.json").read_text(encoding="utf-8"))
-            self._avg_len = _mean_length(tokens)
+        if self._avg_len is None:  # a generation saved before meta.json recorded the figure
+            self._avg_len = _mean_length(self._row_tokens(r) for r in range(len(self._row_ids)))
         return max(self._avg_len, 1.0)
 
     def ids(self) -> list[str]:
         with self._lock:
-            if self._tokens is not None:
-                return list(self._tokens)
-            self._ensure_searchable()
-            return list(self._row_ids)
+            self._ensure_loaded()
+            added, hidden = self._delta.added, self._delta.hidden
+            # In the order a merge gives them: a replaced document keeps its row.
+            kept = [doc_id for doc_id in self._row_ids if doc_id not in hidden or doc_id in added]
+            return kept + [doc_id for doc_id in added if doc_id not in hidden]
 
     def __len__(self) -> int:
         with self._lock:
-            if self._tokens is not None:
-                return len(self._tokens)
-            self._ensure_searchable()
-            return len(self._row_ids)
+            self._ensure_loaded()
+            delta = self._delta
+            return len(self._row_ids) - len(delta.hidden) + len(delta.added)
 
     # ---- internals --------------------------------------------------------------------------
+
+    def _put(self, doc_id: str, tokens: list[str]) -> None:
+        # Re-ingesting unchanged text must not change the index.
+        if self._tokens_of_id(doc_id) != tokens:
+            self._delta.put(doc_id, tokens, self._matrix_row(doc_id) is not None)
+            self._changed()
+
+    def _tokens_of_id(self, doc_id: str) -> list[str] | None:
+        """The indexed tokens of a document; None when it is not indexed."""
+        if doc_id in self._delta.added:
+            return self._delta.added[doc_id]
+        row = self._matrix_row(doc_id)
+        if row is None or doc_id in self._delta.hidden:
+            return None
+        return self._row_tokens(row)
+
+    def _changed(self) -> None:
+        self._dirty = True
+        self._hidden_rows = None
 
     def prime(self, texts: list[str]) -> None:
         """Tokenize `texts` in one call, ahead of scoring them one by one."""
@@ -331,15 +363,14 @@ class LexicalIndex:
         except FileNotFoundError:
             return None
 
-    def _live_generation(self) -> Path | None:
-        name = self._live_name()
-        return None if name is None else self.directory / name
+    def _ensure_loaded(self) -> None:
+        if not self._loaded:
+            self._load_generation()
 
     def _ensure_searchable(self) -> None:
-        if self._stale:
-            self._build()  # searching in the writer process sees its unsaved edits
-        elif not self._loaded:
-            self._load_generation()
+        self._ensure_loaded()
+        if self._delta.due(len(self._row_ids)):
+            self._merge()  # a writer's large unsaved change: score it as the matrix does
 
     def _load_generation(self) -> None:
         try:
@@ -347,13 +378,13 @@ class LexicalIndex:
         except FileNotFoundError:
             # A concurrent save() swapped CURRENT and removed the generation we had just
             # resolved; the new one is complete, so read again once.
+            self._reset()
             self._read_generation()
         self._loaded = True
 
     def _read_generation(self) -> None:
         name = self._live_name()
         gen = None if name is None else self.directory / name
-        self._row_ids, self._retriever, self._row_of, self._terms = [], None, None, {}
         self._generation = name
         if gen is None:
             return
@@ -366,43 +397,90 @@ class LexicalIndex:
             self._retriever = bm25s.BM25.load(
                 gen / "bm25", mmap=True, show_progress=False, load_vocab=version == 1
             )
-        if version == 1:
-            self._row_ids = meta["ids"]
-            self._terms = self._retriever.vocab_dict if self._retriever else {}
-        else:
-            self._row_of = StringLookup(gen, "ids")
-            self._row_ids = self._row_of.column
-            self._terms = StringLookup(gen, "terms")
+        self._format, self._matrix_dir = version, gen
         # Saved with the generation: reading every document's tokens for it took seconds
         # per cold process at 100k chunks, growing with the collection.
         self._avg_len = meta.get("average_length")
+        if version == 1:
+            self._row_ids = meta["ids"]
+            self._terms = self._retriever.vocab_dict if self._retriever else {}
+            self._row_tokens = _json_tokens(gen / "tokens.json", self._row_ids)
+            return
+        self._row_of = StringLookup(gen, "ids")
+        self._row_ids = self._row_of.column
+        self._terms = StringLookup(gen, "terms")
+        self._row_tokens = _column_tokens(gen)
+        delta = gen / "delta.json"
+        if delta.exists():
+            self._delta = Delta.from_json(json.loads(delta.read_text(encoding="utf-8")))
 
-    def _editable_tokens(self) -> dict[str, list[str]]:
-        if self._tokens is None:
-            gen = self._live_generation()
-            if gen is None:
-                self._tokens = {}
-            else:
-                self._tokens = json.loads((gen / "tokens.json").read_text(encoding="utf-8"))
-        return self._tokens
-
-    def _build(self) -> None:
-        """Re-index the whole collection in memory from the stored tokens."""
-        assert self._tokens is not None  # only stale after an edit, which loads the tokens
-        self._row_ids = list(self._tokens)
-        self._row_of = None
-        self._avg_len = _mean_length(self._tokens)
-        self._retriever, self._terms = None, {}
+    def _merge(self) -> None:
+        """Rebuild the matrix in memory with the delta in it."""
+        added, hidden = self._delta.added, self._delta.hidden
+        tokens = {}
+        for row, doc_id in enumerate(self._row_ids):  # a replaced document keeps its row
+            if doc_id in added:
+                tokens[doc_id] = added[doc_id]
+            elif doc_id not in hidden:
+                tokens[doc_id] = self._row_tokens(row)
+        tokens.update(added)
+        rows = list(tokens.values())
+        self._row_ids, self._row_of = list(tokens), None
+        self._row_tokens = rows.__getitem__
+        self._avg_len = _mean_length(rows)
+        self._retriever, self._terms, self._matrix_dir = None, {}, None
         # bm25s cannot index a corpus without a single token (e.g. only stopwords); such a
         # collection keeps its ids but matches nothing.
-        if any(self._tokens.values()):
+        if any(rows):
             retriever = bm25s.BM25(k1=self._k1, b=self._b, method="lucene")
-            retriever.index(list(self._tokens.values()), show_progress=False)
+            retriever.index(rows, show_progress=False)
             self._retriever, self._terms = retriever, retriever.vocab_dict
-        self._loaded = True
-        self._stale = False
+        self._delta = Delta()
+        self._hidden_rows = None
 
-    def _write_generation(self, gen: Path) -> None:
+    def _save(self) -> None:
+        if not self._dirty:
+            return
+        whole = (
+            self._matrix_dir is None
+            or self._format != FORMAT_VERSION
+            or self._delta.due(len(self._row_ids))
+        )
+        if whole and self._delta:
+            self._merge()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=_TMP_PREFIX, dir=self.directory))
+        try:
+            if whole:
+                self._write_matrix(tmp)
+            else:
+                assert self._matrix_dir is not None
+                _link_matrix(self._matrix_dir, tmp)
+            self._write_own_files(tmp)
+            _fsync_tree(tmp)
+            gen_name = _GEN_PREFIX + tmp.name[len(_TMP_PREFIX) :]
+            os.rename(tmp, self.directory / gen_name)
+            _fsync_dir(self.directory)
+            _atomic_write_text(self.directory / _CURRENT, gen_name + "\n")
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        self._dirty = False
+        self._generation, self._matrix_dir = gen_name, self.directory / gen_name
+        self._format = FORMAT_VERSION
+        self._remove_stale_generations(keep=gen_name)
+
+    def _write_matrix(self, gen: Path) -> None:
+        StringLookup.write(gen, "ids", self._row_ids)
+        # Written right after a merge: the vocabulary of the matrix built in memory.
+        vocab = self._retriever.vocab_dict if self._retriever is not None else {}
+        StringLookup.write(gen, "terms", list(vocab), list(vocab.values()))
+        rows = range(len(self._row_ids))
+        StringColumn.write(gen, "tokens", (" ".join(self._row_tokens(r)) for r in rows))
+        if self._retriever is not None:
+            self._retriever.save(gen / "bm25", show_progress=False)
+
+    def _write_own_files(self, gen: Path) -> None:
         meta: dict[str, Any] = {
             "format": FORMAT_VERSION,
             "k1": self._k1,
@@ -410,21 +488,8 @@ class LexicalIndex:
             "average_length": self._average_length(),
         }
         (gen / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
-        StringLookup.write(gen, "ids", self._row_ids)
-        # Written right after _build(): the vocabulary of the matrix built in memory.
-        vocab = self._retriever.vocab_dict if self._retriever is not None else {}
-        StringLookup.write(gen, "terms", list(vocab), list(vocab.values()))
-        (gen / "tokens.json").write_text(
-            json.dumps(self._tokens, ensure_ascii=False), encoding="utf-8"
-        )
-        if self._retriever is not None:
-            self._retriever.save(gen / "bm25", show_progress=False)
-        for path in gen.rglob("*"):
-            if path.is_file():
-                _fsync_file(path)
-            elif path.is_dir():
-                _fsync_dir(path)
-        _fsync_dir(gen)
+        delta = json.dumps(self._delta.to_json(), ensure_ascii=False)
+        (gen / "delta.json").write_text(delta, encoding="utf-8")
 
     def _remove_stale_generations(self, keep: str) -> None:
         # Old generations may still be memory-mapped by a reader; on POSIX that mapping stays
@@ -435,8 +500,60 @@ class LexicalIndex:
                 shutil.rmtree(entry, ignore_errors=True)
 
 
-def _mean_length(tokens: dict[str, list[str]]) -> float:
-    return sum(len(t) for t in tokens.values()) / len(tokens) if tokens else 1.0
+def _no_tokens(row: int) -> list[str]:
+    raise IndexError(row)
+
+
+def _column_tokens(gen: Path) -> Callable[[int], list[str]]:
+    """A generation's tokens by row, opened on first need: queries never read them."""
+    opened: list[StringColumn] = []
+
+    def tokens(row: int) -> list[str]:
+        if not opened:
+            opened.append(StringColumn(gen, "tokens"))
+        return opened[0][row].split()
+
+    return tokens
+
+
+def _json_tokens(path: Path, row_ids: Sequence[str]) -> Callable[[int], list[str]]:
+    """A format-1 generation's tokens by row, parsed on first need (its next save merges)."""
+    parsed: dict[str, list[str]] = {}
+
+    def tokens(row: int) -> list[str]:
+        if not parsed:
+            parsed.update(json.loads(path.read_text(encoding="utf-8")))
+        return parsed[row_ids[row]]
+
+    return tokens
+
+
+def _link_matrix(source: Path, target: Path) -> None:
+    """The matrix files of generation `source` in `target`, hard-linked (copied where the
+    file system has no links): a save that only changes the delta writes no matrix."""
+    for path in source.rglob("*"):
+        if not path.is_file() or path.parent == source and path.name in _OWN_FILES:
+            continue
+        destination = target / path.relative_to(source)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(path, destination)
+        except OSError:
+            shutil.copy2(path, destination)
+
+
+def _fsync_tree(gen: Path) -> None:
+    for path in gen.rglob("*"):
+        if path.is_file():
+            _fsync_file(path)
+        elif path.is_dir():
+            _fsync_dir(path)
+    _fsync_dir(gen)
+
+
+def _mean_length(documents: Iterable[list[str]]) -> float:
+    lengths = [len(tokens) for tokens in documents]
+    return sum(lengths) / len(lengths) if lengths else 1.0
 
 
 def _fsync_file(path: Path) -> None:
