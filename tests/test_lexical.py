@@ -421,3 +421,17 @@ def test_a_change_past_the_merge_share_rebuilds_the_matrix(tmp_path: Path) -> No
     # Exact statistics again: 106 documents, "zebra" in 6, the mean length of them all.
     average = (100 * 5 + 6 * 1) / 106
     assert hits[0][1] == pytest.approx(bm25(1, 6, 106, 1, average), rel=1e-6)
+
+
+def test_a_save_after_another_process_saved_keeps_both_changes(tmp_path: Path) -> None:
+    make(tmp_path, zoo(200))
+    slow, fast = LexicalIndex(tmp_path), LexicalIndex(tmp_path)
+    slow.upsert(["mine"], ["zebra"])
+    fast.upsert(["theirs"], ["okapi"])
+    fast.delete(["z3"])
+    fast.save()
+    slow.delete(["z4"])
+    slow.save()  # loaded before fast saved: its delta is replayed on fast's generation
+    reader = LexicalIndex(tmp_path)
+    assert reader.search("zebra", 1)[0][0] == "mine" and reader.search("okapi", 1)[0][0] == "theirs"
+    assert {"z3", "z4"}.isdisjoint(reader.ids()) and len(reader) == 200

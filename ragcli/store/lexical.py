@@ -441,6 +441,8 @@ class LexicalIndex:
     def _save(self) -> None:
         if not self._dirty:
             return
+        if self._matrix_dir is not None and self._live_name() != self._generation:
+            self._rebase()
         whole = (
             self._matrix_dir is None
             or self._format != FORMAT_VERSION
@@ -469,6 +471,19 @@ class LexicalIndex:
         self._generation, self._matrix_dir = gen_name, self.directory / gen_name
         self._format = FORMAT_VERSION
         self._remove_stale_generations(keep=gen_name)
+
+    def _rebase(self) -> None:
+        """Another process saved since this one loaded: replay this one's changes on the
+        live generation, so that saving them does not drop that process's."""
+        added = dict(self._delta.added)
+        deleted = self._delta.hidden - added.keys()
+        self._reset()
+        self._load_generation()
+        for doc_id, tokens in added.items():
+            self._put(doc_id, tokens)
+        for doc_id in deleted:
+            if self._delta.drop(doc_id, self._matrix_row(doc_id) is not None):
+                self._changed()
 
     def _write_matrix(self, gen: Path) -> None:
         StringLookup.write(gen, "ids", self._row_ids)
