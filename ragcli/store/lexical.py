@@ -443,6 +443,8 @@ class LexicalIndex:
             return
         if self._matrix_dir is not None and self._live_name() != self._generation:
             self._rebase()
+            if not self._dirty:
+                return  # the other process saved these very changes
         whole = (
             self._matrix_dir is None
             or self._format != FORMAT_VERSION

@@ -168,7 +168,7 @@ class LexicalIndexes:
         writes, so counting is cheap) and repair what a damaged store left, such as a chunk
         deleted behind ragcli's back. A run that changed nothing reads nothing."""
         if collection in self._pending and len(self.index(collection)) != vectors.count(
-            collection
+            collection, fresh=True
         ):
             self.reconcile(collection, vectors, publish=True)
 
@@ -284,7 +284,7 @@ class LexicalIndexes:
         else:
             unseen = [r for r in records if r not in state.applied]
             fixed = self._apply(collection, vectors, lexical_log.read(vectors, unseen))
-            if len(index) != vectors.count(collection):
+            if len(index) != vectors.count(collection, fresh=True):  # the head moved
                 more = self.reconcile(collection, vectors, publish=publish)
                 fixed = Reconciled(fixed.added + more.added, fixed.removed + more.removed)
         self._states[collection] = SyncState(key, head, set(records))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ from ragcli.models import ChunkMetadata, RetrievedChunk
 
 # Embeddings a long-lived reader keeps by chunk id (1.5 KB each at 384 dimensions).
 EMBEDDINGS_KEPT = 20_000
+# How long a server collection's count is trusted: another machine's ingest shows within it.
+SERVER_COUNT_SECONDS = 30.0
 COLLECTION_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
 
 
@@ -110,9 +113,10 @@ class VectorStore:
 
     def _forget(self) -> None:
         """Drop what was read from the store: it is reopened, or this process wrote to it."""
-        # A local store's counts hold while its database file is untouched (the disk
-        # signature); a server's may change at any time, so they are never kept.
+        # Counts by collection: a local one with the disk signature it holds for, a
+        # server's with the time it expires.
         self._counts: dict[str, tuple[tuple[int, int], int]] = {}
+        self._server_counts: dict[str, tuple[float, int]] = {}
         # Embeddings by chunk id: an id names one version of a file's chunk, so its vector
         # only changes with a write (which reopens the store or goes through this object).
         self._embeddings: OrderedDict[tuple[str, str], Any] = OrderedDict()
@@ -166,14 +170,26 @@ class VectorStore:
         names = (c if isinstance(c, str) else c.name for c in self.client.list_collections())
         return sorted(name for name in names if not is_log(name))
 
-    def count(self, name: str) -> int:
-        signature = None if self.url else self._disk_signature()
-        kept = self._counts.get(name)
-        if signature is not None and kept is not None and kept[0] == signature:
-            return kept[1]
+    def count(self, name: str, fresh: bool = False) -> int:
+        """Chunks in the collection. A local store's count is kept while its database file
+        is untouched; a server's for SERVER_COUNT_SECONDS unless `fresh` (counting a
+        million chunks takes a server 0.2-0.3 s, and one ask counted three times). This
+        object's own writes forget both at once."""
+        signature = None
+        if self.url:
+            until, counted = self._server_counts.get(name, (0.0, 0))
+            if not fresh and time.monotonic() < until:
+                return counted
+        else:
+            signature = self._disk_signature()
+            kept = self._counts.get(name)
+            if signature is not None and kept is not None and kept[0] == signature:
+                return kept[1]
         collection = self.collection(name)
         count = collection.count() if collection is not None else 0
-        if signature is not None:
+        if self.url and count:  # not an empty one: the first ingest must show at once
+            self._server_counts[name] = (time.monotonic() + SERVER_COUNT_SECONDS, count)
+        elif signature is not None:
             self._counts[name] = (signature, count)
         return count
 
