@@ -1,5 +1,6 @@
 """scripts/scale.py runs end to end on a small store, locally, on the Chroma server it
-starts, and with the local store's data served, and reports every figure (the real runs, 10k chunks and up, are in the README)."""
+starts, and with the local store's data served, and reports every figure (the real runs,
+10k chunks and up, are on the docs site's sharing page)."""
 
 from __future__ import annotations
 
