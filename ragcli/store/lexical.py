@@ -34,6 +34,7 @@ import os
 import shutil
 import tempfile
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -276,17 +277,13 @@ class LexicalIndex:
     def score_text(self, query: str, text: str) -> float:
         """BM25 of any text (a sentence, a web page) as if it were one more document of
         this collection: its idf and average length, the lucene formula the index uses."""
-        with self._lock:
-            idf = self._term_idf(query)
-            tokens = self._tokens_of(text)
-            average = self._average_length()
-        if not tokens or not idf:
-            return 0.0
-        counts: dict[str, int] = {}
-        for token in tokens:
-            counts[token] = counts.get(token, 0) + 1
-        norm = self._k1 * (1 - self._b + self._b * len(tokens) / average)
-        return sum(w * counts[t] / (counts[t] + norm) for t, w in idf.items() if t in counts)
+        with self._lock:  # the statistics read the matrix, which a refresh may swap
+            self._ensure_searchable()
+            stats = self._statistics()
+            counts = Counter(self._tokens_of(text))
+            length = sum(counts.values())
+            found = [t for t in self.terms(query) if t in counts]
+            return sum((stats.idf(t) * stats.saturation(counts[t], length) for t in found), 0.0)
 
     def _average_length(self) -> float:
         if self._avg_len is None:  # a generation saved before meta.json recorded the figure

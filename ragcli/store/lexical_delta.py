@@ -34,6 +34,11 @@ class Statistics:
         df = self.frequency(term)
         return math.log(1 + (self.documents - df + 0.5) / (df + 0.5))
 
+    def saturation(self, tf: int, length: int) -> float:
+        """The Lucene BM25 factor of a term `tf` times in a document of `length` tokens:
+        a term's score is its idf times this."""
+        return tf / (tf + self.k1 * (1 - self.b + self.b * length / self.average_length))
+
 
 @dataclass
 class Delta:
@@ -77,9 +82,8 @@ class Delta:
                 continue
             idf = stats.idf(term)
             for doc_id, tf in found:
-                length = len(self.added[doc_id])
-                norm = stats.k1 * (1 - stats.b + stats.b * length / stats.average_length)
-                scores[doc_id] = scores.get(doc_id, 0.0) + idf * tf / (tf + norm)
+                weight = idf * stats.saturation(tf, len(self.added[doc_id]))
+                scores[doc_id] = scores.get(doc_id, 0.0) + weight
         return scores
 
     def _index(self) -> dict[str, list[tuple[str, int]]]:
