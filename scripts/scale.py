@@ -204,8 +204,7 @@ def build(docs: Path, store: Path, url: str | None) -> float:
 def lexical_timings(store: Path, url: str | None, work: Path) -> tuple[float, float]:
     """Seconds to build the BM25 index from the stored texts into a fresh directory (what a
     machine new to a server does once), and to load the saved one and answer a query."""
-    from ragcli.store.lexical import LexicalIndex
-    from ragcli.store.lexical_sync import LexicalIndexes, lexical_dir
+    from ragcli.store.lexical_sync import LexicalIndexes
     from ragcli.store.vectors import ChromaServer, VectorStore
 
     vectors = VectorStore(store, ChromaServer(url) if url else None)
@@ -217,9 +216,29 @@ def lexical_timings(store: Path, url: str | None, work: Path) -> tuple[float, fl
     indexes.index(COLLECTION).save()
     built = time.perf_counter() - started
     shutil.rmtree(fresh, ignore_errors=True)
+    return built, lexical_load_s(store)
+
+
+def lexical_load_s(store: Path) -> float:
+    """Seconds to load a store's saved BM25 index and answer a query with it."""
+    from ragcli.store.lexical import LexicalIndex
+    from ragcli.store.lexical_sync import lexical_dir
+
     started = time.perf_counter()
     LexicalIndex(lexical_dir(store, COLLECTION)).search(QUESTIONS[0], 10)
-    return built, time.perf_counter() - started
+    return time.perf_counter() - started
+
+
+def recorder(figures: Figures, say):
+    """Keep and show each figure as it comes: a long run stopped midway still leaves what
+    it measured in its log."""
+
+    def record(**values: float) -> None:
+        for key, value in values.items():
+            setattr(figures, key, value)
+            say(f"{figures.size:,} chunks, {figures.where}: {key} = {value:.3f}")
+
+    return record
 
 
 def serve_timings(env: dict[str, str], work: Path) -> dict[str, float]:
@@ -323,6 +342,7 @@ def measure_shared(size: int, work: Path, say) -> Figures:
     server and local mode keep the same files). Build and re-ingest figures are the local
     store's."""
     figures = Figures(size, "shared")
+    record = recorder(figures, say)
     local = work / "store-local"
     if not (local / "scale-build.json").is_file():
         raise SystemExit(f"scale: --where shared serves the local store: build {local} first")
@@ -337,11 +357,6 @@ def measure_shared(size: int, work: Path, say) -> Figures:
     try:
         from ragcli.store.vectors import ChromaServer, VectorStore
 
-        def record(**values: float) -> None:
-            for key, value in values.items():
-                setattr(figures, key, value)
-                say(f"{size:,} chunks, shared: {key} = {value:.3f}")
-
         figures.chunks = VectorStore(machine, ChromaServer(server.url)).count(COLLECTION)
         record(disk_mb=disk_mb(data))
         record(second_first_ask_s=timed_run(["ask", QUESTIONS[2]], env, work))
@@ -351,25 +366,17 @@ def measure_shared(size: int, work: Path, say) -> Figures:
         say(f"{size:,} chunks, shared: serve")
         record(**serve_timings(env, work))
         record(status_s=timed_run(["status"], env, work))  # `sources` lists what it ingested
-        started = time.perf_counter()
-        lexical_index_of(machine).search(QUESTIONS[0], 10)
-        record(lexical_load_s=time.perf_counter() - started)
+        record(lexical_load_s=lexical_load_s(machine))
     finally:
         server.stop()
     return figures
-
-
-def lexical_index_of(store: Path):
-    from ragcli.store.lexical import LexicalIndex
-    from ragcli.store.lexical_sync import lexical_dir
-
-    return LexicalIndex(lexical_dir(store, COLLECTION))
 
 
 def measure(size: int, where: str, work: Path, corpus: Path, say) -> Figures:
     if where == "shared":
         return measure_shared(size, work, say)
     figures = Figures(size, where)
+    record = recorder(figures, say)
     docs = work / "docs"
     if not docs.is_dir():
         say(f"{size:,} chunks: writing the corpus")
@@ -389,13 +396,6 @@ def measure(size: int, where: str, work: Path, corpus: Path, say) -> Figures:
             built.write_text(json.dumps({"build_s": figures.build_s}))
         env = env_for(store, url)
         from ragcli.store.vectors import ChromaServer, VectorStore
-
-        def record(**values: float) -> None:
-            """Keep and show each figure as it comes: a long run stopped midway still
-            leaves what it measured in its log."""
-            for key, value in values.items():
-                setattr(figures, key, value)
-                say(f"{size:,} chunks, {where}: {key} = {value:.3f}")
 
         figures.chunks = VectorStore(store, ChromaServer(url) if url else None).count(COLLECTION)
         places = [store] + ([server.data] if server else [])
