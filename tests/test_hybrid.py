@@ -245,12 +245,15 @@ def test_sentences_primed_in_one_call_score_as_one_by_one(sample_store, monkeypa
     assert expected[0] > expected[2] == 0.0
 
     primed = LexicalIndex(sample_store / "lexical" / "docs")
-    primed.prime([*sentences, question])
+    primed.prime(sentences)
     calls: list[list[str]] = []
     real = primed._tokenize
-    monkeypatch.setattr(primed, "_tokenize", lambda texts: calls.append(texts) or real(texts))
+    monkeypatch.setattr(
+        primed, "_tokenize", lambda texts, *rest: calls.append(texts) or real(texts, *rest)
+    )
     assert [primed.score_text(question, s) for s in sentences] == expected
-    assert calls == []
+    assert [primed.score_text(question, s) for s in sentences] == expected
+    assert calls == [[question]]  # its content words, once; no sentence again
 
 
 def test_an_ingest_killed_before_its_bm25_save_is_caught_up_even_at_equal_counts(tmp_path):

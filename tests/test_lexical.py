@@ -70,6 +70,22 @@ def test_query_terms_are_stemmed_and_summed(tmp_path: Path) -> None:
     assert [d for d, _ in rest] == ["b"]
 
 
+def test_a_questions_function_words_are_not_its_terms(tmp_path: Path) -> None:
+    """In prose, "what" and "does" are as rare as a name: a passage that only shares them
+    with the question must not match it, nor rank with the one holding the name."""
+    docs = {
+        "name": "The Obersee is the upper lake of Lake Constance.",
+        "words": "What the river does in spring: it floods. What follows is silt.",
+        "other": "The Rhine flows north through the plain.",
+    }
+    index = make(tmp_path, docs)
+    assert [doc_id for doc_id, _ in index.search("What does Obersee mean?", 5)] == ["name"]
+    assert set(index.term_idf("What does Obersee mean?")) == {"oberse", "mean"}
+    assert index.score_text("What does Obersee mean?", docs["words"]) == 0.0
+    # A query of function words only keeps them: there is nothing else to search for.
+    assert [doc_id for doc_id, _ in index.search("what does", 5)] == ["words"]
+
+
 def test_k_limits_results(tmp_path: Path) -> None:
     make(tmp_path)
     index = LexicalIndex(tmp_path)

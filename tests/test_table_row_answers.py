@@ -219,3 +219,24 @@ def test_prose_is_still_answered_by_its_sentence(shop):
     assert_answered(result)
     assert "Deliveries arrive on Tuesdays" in result.answer
     assert "Price:" not in result.answer
+
+
+def test_a_markdown_row_is_quoted_on_a_line_of_its_own(tmp_path):
+    """Without its header, a quoted `| a | b |` row is no table: as a line under a sentence
+    it ran on into that sentence's paragraph. It is a list item of its own."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ports.md").write_text(
+        "# Ports\n\nClients reach the server on two ports, and both must be open in the "
+        "firewall.\n\n| Setting | Default | Purpose |\n| --- | --- | --- |\n"
+        "| web_port | 7420 | Port for the web app and API |\n"
+        "| sync_port | 7421 | Port for client WebSocket sync connections |\n"
+    )
+    settings = settings_for(tmp_path / "store")
+    service.ingestor(settings).run([docs], "docs")
+    result = service.ask(settings, "What is the default sync_port?", "standard")
+    assert_answered(result)
+    lines = result.answer.splitlines()
+    row = "- sync_port | 7421 | Port for client WebSocket sync connections [1]"
+    assert row in lines, result.answer
+    assert not any(line.startswith("|") for line in lines), result.answer

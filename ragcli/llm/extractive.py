@@ -63,6 +63,8 @@ KEEP_SHARE = 0.6
 # article's gold answer is in 0.872 of answers at a median of 321 characters (0.845 at 232
 # with the share at 0.75 and no stop); Typer how-to questions name the solution in 20 of
 # 28 at 451 characters (18 at 360 with 0.999, 21 at 650 filling llm.answer_max_chars).
+# After the refit of 2026-11-26 (a query's question words no longer its BM25 terms), the
+# Rhine article is at 0.883 at 332 end to end (scripts/answer_benchmark.py).
 COVERED: dict[str, float] = {"instruction": 0.9999}
 COVERED_FACT = 0.98
 # Relevance of the sentence, of the one before it and of its heading: one must reach
@@ -438,8 +440,11 @@ class ExtractiveBackend:
             text = f"{self.as_quoted(c)} [{c.chunk_number}]"
             if c.kind == "code":  # nothing may follow a closing fence on its line
                 text = f"{c.text}\n[{c.chunk_number}]\n"
-            if c.kind == "row" and not ITEM_OR_ROW.match(text):
-                text = f"- {text}"  # a `name: value; …` row: a line of its own, as a list item
+            if c.kind == "row":
+                # A line of its own, as a list item: a `name: value; …` row, and a Markdown
+                # `| a | b |` row, which without its table's header is no table (it would
+                # run on into the line before it).
+                text = f"- {c.text.strip().strip('|').strip()} [{c.chunk_number}]"
             if c.text.rstrip().endswith(":"):  # a lead-in: quote the list or code it introduces
                 follow, count = introduced(chunks[c.chunk_number - 1].content, c.position)
                 taken |= {(c.chunk_number, c.position + i) for i in range(1, count + 1)}

@@ -43,6 +43,7 @@ import bm25s
 import numpy as np
 import Stemmer
 
+from ragcli.llm.text import STOPWORDS
 from ragcli.store.lexical_delta import Delta, Statistics
 from ragcli.store.string_table import StringColumn, StringLookup
 
@@ -55,6 +56,14 @@ _OWN_FILES = ("meta.json", "delta.json")  # a generation's own; the rest is the 
 
 
 TOKEN_CACHE_SIZE = 50_000  # texts whose tokens are kept (a few MB)
+# Words that relate things ("price per seat", "sign up", "before the upgrade"): a query
+# keeps them, though they are stopwords when only content is compared.
+RELATIONS = frozenset(
+    """per up down out off over under before after above below between against during
+    without within through until upon further""".split()
+)
+# A query's function words, dropped from its terms: question words and auxiliaries too.
+QUERY_STOPWORDS = sorted((STOPWORDS - RELATIONS) | set(bm25s.stopwords.STOPWORDS_EN))
 
 
 class Lookup(Protocol):
@@ -75,6 +84,7 @@ class LexicalIndex:
         # Tokens of texts scored one at a time (answer sentences, queries): bm25s sets up a
         # progress bar per call, which costs more than tokenizing a sentence.
         self._token_cache: dict[str, list[str]] = {}
+        self._query_cache: dict[str, list[str]] = {}  # a query's content terms
         self._lock = threading.RLock()
         self._loaded = False
         self._generation: str | None = None  # the CURRENT name loaded or last saved
@@ -162,7 +172,7 @@ class LexicalIndex:
         if k <= 0:
             return []
         allowed = None if allowed is None else set(allowed)
-        query_terms = self._tokenize([query])[0]
+        query_terms = self._query_terms(query)
         found: list[tuple[float, int, str]] = []  # (-score, order, id)
         token_ids = self._token_ids(query_terms)
         if self._retriever is not None and token_ids:
@@ -219,7 +229,7 @@ class LexicalIndex:
     def _scores_for(self, query: str, ids: Iterable[str]) -> dict[str, float]:
         self._ensure_searchable()
         wanted = list(ids)
-        query_terms = self._tokenize([query])[0]
+        query_terms = self._query_terms(query)
         token_ids = self._token_ids(query_terms)
         result = dict.fromkeys(wanted, 0.0)
         if self._retriever is not None and token_ids:
@@ -244,16 +254,26 @@ class LexicalIndex:
         with self._lock:
             return set(self._tokens_of(text))
 
-    def term_idf(self, text: str) -> dict[str, float]:
-        """Lucene BM25 idf of each distinct term of `text` in this collection; a term the
+    def term_idf(self, query: str) -> dict[str, float]:
+        """Lucene BM25 idf of each distinct term of `query` in this collection; a term the
         collection never uses has document frequency 0, so the largest idf."""
         with self._lock:
-            return self._term_idf(text)
+            self._ensure_searchable()
+            stats = self._statistics()
+            return {term: stats.idf(term) for term in dict.fromkeys(self._query_terms(query))}
 
-    def _term_idf(self, text: str) -> dict[str, float]:
-        self._ensure_searchable()
-        stats = self._statistics()
-        return {term: stats.idf(term) for term in self.terms(text)}
+    def _query_terms(self, query: str) -> list[str]:
+        """The terms of a question's content words. The index drops only a few stopwords,
+        so "what", "does" and "how" would count as terms: rare in prose, they weigh as much
+        as the name a question asks about, and a chunk matched on them ranks with one that
+        holds the name. A query of function words only ("what is it") keeps them all."""
+        found = self._query_cache.get(query)
+        if found is None:
+            found = self._tokenize([query], QUERY_STOPWORDS)[0] or self._tokens_of(query)
+            if len(self._query_cache) > TOKEN_CACHE_SIZE:
+                self._query_cache.clear()
+            self._query_cache[query] = found
+        return found
 
     def _statistics(self) -> Statistics:
         """The matrix's: every document, in the matrix or the delta, is scored with them."""
@@ -282,7 +302,7 @@ class LexicalIndex:
             stats = self._statistics()
             counts = Counter(self._tokens_of(text))
             length = sum(counts.values())
-            found = [t for t in self.terms(query) if t in counts]
+            found = [t for t in dict.fromkeys(self._query_terms(query)) if t in counts]
             return sum((stats.idf(t) * stats.saturation(counts[t], length) for t in found), 0.0)
 
     def _average_length(self) -> float:
@@ -344,11 +364,11 @@ class LexicalIndex:
             self._token_cache.clear()
         self._token_cache.update(zip(texts, tokens, strict=True))
 
-    def _tokenize(self, texts: list[str]) -> list[list[str]]:
+    def _tokenize(self, texts: list[str], stopwords: Sequence[str] = "en") -> list[list[str]]:
         return bm25s.tokenize(
             texts,
             lower=True,
-            stopwords="en",
+            stopwords=stopwords,
             stemmer=self._stemmer,
             return_ids=False,
             show_progress=False,
