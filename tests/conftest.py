@@ -53,3 +53,12 @@ def sample_store(sample_store_master, tmp_path) -> Path:
     store = tmp_path / "store"
     shutil.copytree(sample_store_master, store)
     return store
+
+
+def quoted_in(quote: str, source: str) -> bool:
+    """`quote`, a piece of an offline answer, is text of `source` (hard wraps undone). A
+    Markdown table row is quoted as a list item (`- a | b`) of the source's `| a | b |`."""
+    quote, source = " ".join(quote.split()), " ".join(source.split())
+    if quote.startswith("- ") and " | " in quote:
+        return f"| {quote[2:]} |" in source or quote in source
+    return quote in source

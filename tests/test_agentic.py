@@ -16,7 +16,7 @@ from ragcli.cli import app
 from ragcli.llm.citations import citation_label, merge_sources
 from ragcli.llm.extractive import ExtractiveBackend
 from ragcli.models import ChunkMetadata, RetrievedChunk, SubAnswer
-from tests.conftest import settings_for
+from tests.conftest import quoted_in, settings_for
 from tests.stubs import Fault, OpenAIStub
 
 LABELLED = yaml.safe_load((Path(__file__).parent / "data" / "labelled_questions.yaml").read_text())
@@ -264,8 +264,7 @@ def test_extractive_agentic_answers_every_part_of_the_labelled_questions(sample_
                 for number in map(int, re.findall(r"\d+", citations)):
                     # Every quoted sentence is text of the global source it cites, which
                     # the section names by file (and page).
-                    content = " ".join(result.sources[number - 1].content.split())
-                    assert " ".join(text.split()) in content
+                    assert quoted_in(text, result.sources[number - 1].content), text
                     assert f"[{number}] {citation_label(result.sources[number - 1])}" in labels
                 quoted.append(text.strip())
         assert len(quoted) == len(set(quoted)), "a sentence is repeated"

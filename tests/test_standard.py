@@ -7,7 +7,7 @@ import yaml
 
 from ragcli import service
 from ragcli.llm.extractive import NO_ANSWER
-from tests.conftest import settings_for
+from tests.conftest import quoted_in, settings_for
 from tests.stubs import OpenAIStub
 
 LABELLED = yaml.safe_load((Path(__file__).parent / "data" / "labelled_questions.yaml").read_text())
@@ -28,8 +28,7 @@ def test_extractive_answers_cite_sources_that_contain_them(sample_store):
         assert all(1 <= n <= len(result.sources) for n in citations)
         # Every quoted sentence is text of the source it cites (its hard wraps undone).
         for sentence, number in re.findall(r"(.+?) \[(\d+)\]\s*", result.answer):
-            content = " ".join(result.sources[int(number) - 1].content.split())
-            assert " ".join(sentence.split()) in content
+            assert quoted_in(sentence, result.sources[int(number) - 1].content), sentence
         hits += case["expect"].lower() in result.answer.lower()
     # Paraphrased questions over a small model: measured 7 of 12 on the sample corpus.
     assert answered >= 9 and hits >= 6, f"{hits}/{len(cases)} answers hold the expected fact"
