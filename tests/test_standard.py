@@ -66,3 +66,28 @@ def test_openai_backend_sends_question_and_numbered_sources(sample_store):
     trace = service.trace_store(settings).get(result.trace_id)
     generate = [s for s in trace.steps if s.name == "generate"][0]
     assert (generate.llm_calls, generate.prompt_tokens) == (1, words)
+
+
+def test_a_sentence_listing_several_things_answers_a_question_about_one(tmp_path):
+    """As a whole the sentence naming three districts is far from a question about one of
+    them; its clause about that one is not. A question the page does not answer is still
+    declined."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "town.md").write_text(
+        "# Lindau guide\n\n## Layout\n\nThe town grew around its harbour in the thirteenth "
+        'century. Lindau consists of three districts: the Altstadt ("old town"), the Neustadt '
+        '("new town"), and a strip along the shore called the Uferweg ("bank path"). Most '
+        "visitors arrive by ferry from Bregenz.\n\n## Markets\n\nThe weekly market is held on "
+        "Saturdays on the square in front of the old town hall. Farmers from the surrounding "
+        "villages sell cheese, apples and smoked fish.\n\n## Getting around\n\nBuses run every "
+        "twenty minutes from the station to the island. Bicycles can be hired at the harbour "
+        "and returned at any of the four hire points.\n"
+    )
+    settings = settings_for(tmp_path / "store")
+    service.ingestor(settings).run([docs], settings.store.collection)
+    resources = service.Resources(settings)
+    answer = service.ask(settings, "What does Neustadt mean?", resources=resources).answer
+    assert '"new town"' in answer
+    declined = service.ask(settings, "What is the capital of Peru?", resources=resources)
+    assert declined.answer == NO_ANSWER
