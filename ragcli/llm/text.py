@@ -5,20 +5,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ragcli.words import STOPWORDS
+
 WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'_-]*")
 CITATION = re.compile(r"\s*\[(\d+)\]")
-
-# Function words and question words: they say nothing about what a text is about.
-STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing done down during each
-    either else ever few for from further get gets got had has have having he her here hers
-    him his how i if in into is it its itself just may me might more most much must my no nor
-    not now of off on once only or other our ours out over own per please same shall she should
-    so some such than that the their theirs them then there these they this those through to
-    too under until up upon us use used using very was we were what when where which while who
-    whom whose why will with within without would you your yours tell know want need like""".split()
-)
 
 
 def sentences(text: str) -> list[str]:

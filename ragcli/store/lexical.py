@@ -43,9 +43,9 @@ import bm25s
 import numpy as np
 import Stemmer
 
-from ragcli.llm.text import STOPWORDS
 from ragcli.store.lexical_delta import Delta, Statistics
 from ragcli.store.string_table import StringColumn, StringLookup
+from ragcli.words import STOPWORDS
 
 FORMAT_VERSION = 2
 READABLE_FORMATS = (1, 2)  # 1: ids in meta.json, tokens.json, terms in bm25s's vocabulary
