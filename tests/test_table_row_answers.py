@@ -240,3 +240,17 @@ def test_a_markdown_row_is_quoted_on_a_line_of_its_own(tmp_path):
     row = "- sync_port | 7421 | Port for client WebSocket sync connections [1]"
     assert row in lines, result.answer
     assert not any(line.startswith("|") for line in lines), result.answer
+
+
+def test_a_row_written_as_a_list_item_keeps_its_one_marker(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "prices.md").write_text(
+        "# Price list\n\n- Item: Osprey chair; Price: 285; Currency: EUR\n"
+        "- Item: Kestrel fan; Price: 64; Currency: EUR\n"
+    )
+    settings = settings_for(tmp_path / "store")
+    service.ingestor(settings).run([docs], "docs")
+    result = service.ask(settings, "What does the Osprey chair cost?", "standard")
+    assert_answered(result)
+    assert "- Item: Osprey chair; Price: 285; Currency: EUR [1]" in result.answer.splitlines()

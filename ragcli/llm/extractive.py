@@ -456,10 +456,13 @@ class ExtractiveBackend:
             if c.kind == "code":  # nothing may follow a closing fence on its line
                 text = f"{c.text}\n[{c.chunk_number}]\n"
             if c.kind == "row":
-                # A line of its own, as a list item: a `name: value; …` row, and a Markdown
-                # `| a | b |` row, which without its table's header is no table (it would
-                # run on into the line before it).
-                text = f"- {c.text.strip().strip('|').strip()} [{c.chunk_number}]"
+                # A line of its own, as a list item (unless it is one already). A Markdown
+                # `| a | b |` row without its table's header is no table and would run on
+                # into the line before it: its cells are quoted as `a | b`.
+                body = c.text.strip().strip("|").strip()
+                text = f"{body} [{c.chunk_number}]"
+                if not ITEM_OR_ROW.match(text):
+                    text = f"- {text}"
             if c.text.rstrip().endswith(":"):  # a lead-in: quote the list or code it introduces
                 follow, count = introduced(chunks[c.chunk_number - 1].content, c.position)
                 taken |= {(c.chunk_number, c.position + i) for i in range(1, count + 1)}
