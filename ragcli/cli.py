@@ -3,27 +3,23 @@
 Nothing here decides anything about the store or a mode. A `RagcliError` raised by any
 command is printed once, as one line, by `RagcliGroup`, and ends in its exit code."""
 
-from __future__ import annotations
-
 import json
-import logging
 import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from typer.core import TyperArgument, TyperGroup
 
 from ragcli import __version__
 from ragcli.completion import complete_collection, complete_mode, complete_retriever
 from ragcli.errors import ExitCode, RagcliError, exit_code_for
 from ragcli.pipeline.modes import AUTO, MODE_NAMES
-from ragcli.terminal import can_animate, make_console
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from ragcli.config import Settings
     from ragcli.ingest.runner import Ingestor, IngestReport
     from ragcli.models import SearchFilters
@@ -37,6 +33,8 @@ class RagcliGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except RagcliError as error:
+            from rich.markup import escape
+
             errors.print(f"[red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
             raise typer.Exit(int(error.exit_code)) from None
 
@@ -56,8 +54,9 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-console = Console()
-errors = Console(stderr=True)
+# Made by main_options, which runs before any command: `--help` never loads Rich's console.
+console: "Console"
+errors: "Console"
 
 # -- options shared by several commands, declared once ------------------------------------
 
@@ -167,7 +166,7 @@ def _settings(
     store: Path | None,
     flags: dict[str, Any] | None = None,
     assignments: list[str] | None = None,
-) -> Settings:
+) -> "Settings":
     """Settings with the command line on top; named flags win over --set for one key."""
     from ragcli.config import load_settings
 
@@ -184,6 +183,8 @@ def _settings(
 
 
 def _logging(verbose: bool) -> None:
+    import logging
+
     if verbose:
         from rich.logging import RichHandler
 
@@ -220,7 +221,7 @@ def _export_notice(message: str) -> None:
 
 def _version(value: bool) -> None:
     if value:
-        console.print(f"ragcli {__version__}")
+        print(f"ragcli {__version__}")
         raise typer.Exit()
 
 
@@ -234,6 +235,8 @@ def main_options(
     ] = False,
 ) -> None:
     """Retrieval-augmented answers from your own files."""
+    from ragcli.terminal import make_console
+
     global console, errors
     console, errors = make_console(), make_console(stderr=True)
 
@@ -293,13 +296,13 @@ def ingest(
 
 
 def _ingest_until_stopped(
-    ingestor: Ingestor,
+    ingestor: "Ingestor",
     paths: list[Path],
     collection: str,
     prune: bool,
     as_json: bool,
     quiet: bool = False,
-) -> IngestReport:
+) -> "IngestReport":
     """The ingest, which Ctrl-C or SIGTERM stops after the write in progress and one
     write of the files already embedded: what was written stays, the rest is said, and
     the process exits 130."""
@@ -311,6 +314,8 @@ def _ingest_until_stopped(
             errors.print("stopping: storing the files already embedded …", style="dim")
         else:
             errors.print("still stopping: the write in progress finishes first", style="dim")
+
+    from ragcli.terminal import can_animate
 
     try:
         with SignalStop(ingestor.stop, said):
@@ -346,7 +351,7 @@ def _exit_now(code: int) -> None:
     raise typer.Exit(int(code))
 
 
-def _watch(ingestor: Ingestor, paths: list[Path], collection: str, as_json: bool) -> None:
+def _watch(ingestor: "Ingestor", paths: list[Path], collection: str, as_json: bool) -> None:
     """`ingest --watch`: one line per applied change (a JSON object per line with --json)
     until Ctrl-C, which stops after the write in progress."""
     import json
@@ -377,7 +382,7 @@ def _watch(ingestor: Ingestor, paths: list[Path], collection: str, as_json: bool
     errors.print("stopped watching", style="dim")
 
 
-def _activity(ingestor: Ingestor) -> dict[str, Any]:
+def _activity(ingestor: "Ingestor") -> dict[str, Any]:
     now = ingestor.activity
     return {
         "files_done": now.files_done,
@@ -390,8 +395,8 @@ def _activity(ingestor: Ingestor) -> dict[str, Any]:
 
 
 def _ingest_with_progress(
-    ingestor: Ingestor, paths: list[Path], collection: str, prune: bool
-) -> IngestReport:
+    ingestor: "Ingestor", paths: list[Path], collection: str, prune: bool
+) -> "IngestReport":
     from rich.progress import BarColumn, Progress
 
     from ragcli.ingest.loaders import ocr
@@ -419,8 +424,8 @@ def _ingest_with_progress(
 
 
 def _ingest_with_lines(
-    ingestor: Ingestor, paths: list[Path], collection: str, prune: bool
-) -> IngestReport:
+    ingestor: "Ingestor", paths: list[Path], collection: str, prune: bool
+) -> "IngestReport":
     """Not a terminal (a log, CI): a plain progress line on stderr every few seconds."""
     import threading
 
@@ -554,9 +559,9 @@ def ask(
     conversation = None
     if continue_latest or conversation_id:
         conversation = service.continue_conversation(settings, conversation_id)
-    if not no_stream and not as_json and can_animate(console):
-        from ragcli.terminal import LiveAnswer
+    from ragcli.terminal import LiveAnswer, can_animate
 
+    if not no_stream and not as_json and can_animate(console):
         with LiveAnswer(console) as live:
             result = service.ask(
                 settings,
@@ -1006,7 +1011,7 @@ def _compare(
     top_k: int | None,
     llm: str | None,
     collection: str | None,
-    filters: SearchFilters,
+    filters: "SearchFilters",
     as_json: bool,
     store: Path | None,
     config: Path | None,
@@ -1086,6 +1091,15 @@ def evaluate(
         float,
         typer.Option("--tolerance", metavar="X", min=0.0, help="The drop allowed (0..1)."),
     ] = 0.01,
+    folds: Annotated[
+        int | None,
+        typer.Option(
+            "--folds",
+            metavar="K",
+            min=2,
+            help="Also nDCG@10 and Recall@10 on K folds of the queries: their mean and spread.",
+        ),
+    ] = None,
     modes: Annotated[
         list[str] | None,
         typer.Option(
@@ -1134,9 +1148,9 @@ def evaluate(
     earlier = gate.load_baseline(baseline) if baseline else None  # checked before the work
     settings = _settings(config, store)
     if console.is_terminal and not as_json:
-        report = _eval_with_progress(settings, dataset_dir, chosen, split, collection)
+        report = _eval_with_progress(settings, dataset_dir, chosen, split, collection, folds)
     else:
-        report = run_eval(settings, dataset_dir, chosen, split, collection)
+        report = run_eval(settings, dataset_dir, chosen, split, collection, folds=folds)
     data = report.to_dict()
     verdict = None
     if earlier is not None and baseline is not None:
@@ -1188,7 +1202,12 @@ def _eval_questions(
 
 
 def _eval_with_progress(
-    settings: Settings, dataset_dir: Path, retrievers: list[str], split: str, collection: str | None
+    settings: "Settings",
+    dataset_dir: Path,
+    retrievers: list[str],
+    split: str,
+    collection: str | None,
+    folds: int | None,
 ) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -1210,7 +1229,9 @@ def _eval_with_progress(
                 tasks[stage] = progress.add_task(label, total=total)
             progress.update(tasks[stage], completed=done, total=total)
 
-        return run_eval(settings, dataset_dir, retrievers, split, collection, progress=update)
+        return run_eval(
+            settings, dataset_dir, retrievers, split, collection, progress=update, folds=folds
+        )
 
 
 @app.command()
@@ -1264,7 +1285,11 @@ def main() -> None:
     except Exception as exc:  # a bug, not a user error: still one line, unless asked for more
         if os.environ.get("RAGCLI_DEBUG"):
             raise
-        errors.print(
+        from rich.markup import escape
+
+        from ragcli.terminal import make_console
+
+        make_console(stderr=True).print(
             f"[red]error:[/] unexpected {type(exc).__name__}: {escape(str(exc))[:300]} "
             "(set RAGCLI_DEBUG=1 for the traceback)",
             highlight=False,

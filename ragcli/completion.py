@@ -8,7 +8,6 @@ from the manifest with sqlite (never Chroma, never the embedding model), and any
 from __future__ import annotations
 
 import os
-import sqlite3
 from pathlib import Path
 
 import typer
@@ -35,6 +34,8 @@ def collection_names(store: Path) -> list[str]:
     manifest = store / "manifest.sqlite"
     if not manifest.is_file():
         return []
+    import sqlite3  # here, not at the top: `ragcli --help` imports this module
+
     try:
         db = sqlite3.connect(f"file:{manifest}?mode=ro", uri=True, timeout=1)
         try:
