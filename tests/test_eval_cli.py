@@ -137,3 +137,21 @@ def test_a_baseline_that_is_not_an_eval_report_is_one_line(tmp_path):
         assert result.exit_code == 2 and said in result.output
         assert result.output.count("\n") == 1
     assert not (tmp_path / "s").exists()  # checked before anything was ingested
+
+
+def test_folds_show_how_far_the_figures_move_with_the_queries(tmp_path):
+    data = tmp_path / "tiny"
+    write_dataset(data)
+    store = str(tmp_path / "store")
+    report = run_eval(str(data), "--store", store, "-r", "bm25", "--folds", "2")
+    # Two queries in two folds: each fold is one query, scored as worked out above.
+    ndcg = report["folds"]["bm25"]["nDCG@10"]
+    assert sorted(ndcg["folds"]) == pytest.approx(sorted([NDCG_Q1, NDCG_Q2]))
+    assert ndcg["mean"] == pytest.approx(EXPECTED_BM25["nDCG@10"])
+    assert ndcg["spread"] == pytest.approx(abs(NDCG_Q2 - NDCG_Q1))
+    assert report["folds"]["bm25"]["Recall@10"]["spread"] == pytest.approx(0.5)
+    table = runner.invoke(app, ["eval", str(data), "--store", store, "-r", "bm25", "--folds", "2"])
+    assert table.exit_code == 0 and "Across 2 folds" in table.output
+    too_many = runner.invoke(app, ["eval", str(data), "--store", store, "--folds", "3"])
+    assert too_many.exit_code == 2 and "--folds 3" in too_many.output
+    assert "Traceback" not in too_many.output

@@ -16,6 +16,7 @@ from typing import Any
 from ragcli.config import Settings
 from ragcli.evaluation.beir import load_beir
 from ragcli.evaluation.corpus import CorpusReport, doc_id_of, ingest_corpus
+from ragcli.evaluation.folds import fold_summary
 from ragcli.evaluation.metrics import evaluate
 from ragcli.models import RetrievedChunk
 
@@ -37,6 +38,7 @@ class EvalReport:
     corpus: CorpusReport
     results: dict[str, dict[str, float]] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    folds: dict[str, dict[str, Any]] = field(default_factory=dict)  # --folds: per retriever
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -48,7 +50,7 @@ class EvalReport:
             "ingest": vars(self.corpus),
             "results": self.results,
             "seconds": self.seconds,
-        }
+        } | ({"folds": self.folds} if self.folds else {})
 
 
 def default_collection(dataset_dir: Path) -> str:
@@ -68,6 +70,7 @@ def run_eval(
     split: str = "test",
     collection: str | None = None,
     progress: EvalProgress | None = None,
+    folds: int | None = None,
 ) -> EvalReport:
     import time
 
@@ -109,5 +112,7 @@ def run_eval(
             if progress:
                 progress(mode, done, len(dataset.queries))
         report.results[mode] = evaluate(run, dataset.qrels, METRICS)
+        if folds:
+            report.folds[mode] = fold_summary(run, dataset.qrels, folds)
         report.seconds[mode] = round(time.perf_counter() - started, 1)
     return report

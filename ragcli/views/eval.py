@@ -34,9 +34,35 @@ def eval_view(report: dict[str, Any]) -> RenderableType:
         for retriever, values in report["results"].items()
     ]
     parts: list[RenderableType] = [head, FitTable(columns, rows, title="Retrieval quality")]
+    if report.get("folds"):
+        parts.append(_folds_table(report["folds"]))
     if report.get("gate"):
         parts.extend(_gate_parts(report["gate"]))
     return Group(*parts)
+
+
+def _folds_table(folds: dict[str, Any]) -> RenderableType:
+    """Each metric's mean over the folds and how far apart the folds lie (max - min)."""
+    count = len(next(iter(next(iter(folds.values())).values()))["folds"])
+    columns = [
+        Col("retriever"),
+        Col("metric"),
+        Col("mean", justify="right"),
+        Col("spread", justify="right"),
+        Col("folds", kind="flex"),
+    ]
+    rows: list[list[Cell]] = [
+        [
+            retriever,
+            metric,
+            f"{values['mean']:.4f}",
+            f"{values['spread']:.4f}",
+            Text(" ".join(f"{v:.3f}" for v in values["folds"]), style="dim"),
+        ]
+        for retriever, by_metric in folds.items()
+        for metric, values in by_metric.items()
+    ]
+    return FitTable(columns, rows, title=f"Across {count} folds of the queries")
 
 
 def _gate_parts(gate: dict[str, Any]) -> list[RenderableType]:
