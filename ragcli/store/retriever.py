@@ -153,9 +153,9 @@ class Retriever:
         allowed: set[str] | None = None,
     ):
         depth = max(self.options.candidates, top_k)
-        # Scores first, text only for the chunks returned.
-        dense_scores = self.store.nearest(name, vector.tolist(), depth, where)
-        bm25_scores = dict(index.search(query, depth, allowed))
+        dense_scores, bm25_scores = self.candidate_scores(
+            name, query, vector, depth, index, where, allowed
+        )
         weights = {"dense": self.options.dense_weight, "bm25": 1.0 - self.options.dense_weight}
         if self.options.fusion == "rrf":
             fused = reciprocal_rank_fusion(
@@ -164,12 +164,6 @@ class Retriever:
                 weights=weights,
             )
         else:
-            # A candidate that only one retriever ranked still has a score in the other:
-            # fusing that real score rather than a 0 ranks SciFact train better (README).
-            only_bm25 = [i for i in bm25_scores if i not in dense_scores]
-            dense_scores.update(self._similarities(name, only_bm25, vector))
-            lacking = [i for i in dense_scores if i not in bm25_scores]
-            bm25_scores.update(index.scores_for(query, lacking))
             fused = weighted_score_fusion({"dense": dense_scores, "bm25": bm25_scores}, weights)
         fused = fused[:top_k]
         # Both component scores for every returned chunk (rrf: also where one retriever
@@ -190,6 +184,29 @@ class Retriever:
             }
             chunks.append(chunk)
         return chunks
+
+    def candidate_scores(
+        self,
+        name: str,
+        query: str,
+        vector: np.ndarray,
+        depth: int,
+        index: Any,
+        where: dict[str, Any] | None = None,
+        allowed: set[str] | None = None,
+    ) -> tuple[dict[str, float], dict[str, float]]:
+        """Each retriever's `depth` best chunks by id, best first: (dense cosines, raw BM25).
+        Scores only; text is read for the chunks returned. With weighted fusion a candidate
+        that only one retriever ranked gets its real score from the other too: fusing
+        that rather than a 0 ranks SciFact train better (docs/retrieval.md)."""
+        dense_scores = self.store.nearest(name, vector.tolist(), depth, where)
+        bm25_scores = dict(index.search(query, depth, allowed))
+        if self.options.fusion == "weighted":
+            only_bm25 = [i for i in bm25_scores if i not in dense_scores]
+            dense_scores.update(self._similarities(name, only_bm25, vector))
+            lacking = [i for i in dense_scores if i not in bm25_scores]
+            bm25_scores.update(index.scores_for(query, lacking))
+        return dense_scores, bm25_scores
 
     def _similarities(self, name: str, ids: list[str], vector: np.ndarray) -> dict[str, float]:
         """Cosine with the query of chunks the dense search did not rank, by id."""
