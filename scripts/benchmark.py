@@ -54,6 +54,10 @@ def default_data() -> Path:
 DEFAULT_DATA = default_data()
 QUICK_LIMIT = 500
 STUB_DELAY = 0.3  # seconds the stub model waits before every answer
+# The headline targets (issue 40): each lost without a test noticing once. A run that misses
+# one ends with a FAILED line naming it and exit status 1.
+INGEST_TARGET = 0.9  # `ragcli ingest` process wall against raw ONNX on the same chunks
+HELP_TARGET = 1.6  # `ragcli --help` against `python -c "import typer, rich"`
 # Sequential model round trips each mode should need (None: no target stated).
 ROUND_TRIP_TARGETS = {"standard": 1, "crag": 2, "agentic": 3}
 
@@ -327,8 +331,8 @@ def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[
             "ragcli ingest (process wall)",
             f"{ingest_rate:.1f} chunks/s ({added} chunks in {first_s:.1f} s) "
             f"= {ratio:.2f} × raw ONNX",
-            "≥ 0.85 × raw ONNX",
-            ratio >= 0.85,
+            f"≥ {INGEST_TARGET} × raw ONNX",
+            ratio >= INGEST_TARGET,
             {
                 "seconds": round(first_s, 2),
                 "chunks": added,
@@ -386,8 +390,8 @@ def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[
             "process",
             "ragcli --help",
             f"{help_t} = {help_ratio:.2f} × `import typer, rich` ({floor_t.wall:.2f} s)",
-            "≤ 0.3 s and ≤ 2 ×",
-            help_t.wall <= 0.3 and help_ratio <= 2.0,
+            f"≤ 0.3 s and ≤ {HELP_TARGET} ×",
+            help_t.wall <= 0.3 and help_ratio <= HELP_TARGET,
             {**help_t.data(), "import_floor_seconds": round(floor_t.wall, 3), "ratio": help_ratio},
         )
     )
@@ -586,8 +590,8 @@ def document_rows(docs, work: Path, env, onnx, say, ocr_pages: int) -> list[Row]
             "ragcli ingest, .docx + .pptx (process wall)",
             f"{rate:.1f} chunks/s ({added} chunks in {seconds:.1f} s) = {ratio:.2f} × raw ONNX "
             f"({raw['chunks_per_s']:.1f} chunks/s)",
-            "≥ 0.85 × raw ONNX",
-            ratio >= 0.85,
+            f"≥ {INGEST_TARGET} × raw ONNX",
+            ratio >= INGEST_TARGET,
             {
                 "chunks": added,
                 "seconds": round(seconds, 2),
@@ -794,8 +798,8 @@ def long_markdown_row(work: Path, env: dict[str, str], onnx, copies: int, say) -
         f"ragcli ingest, long Markdown ({copies} × README + docs/)",
         f"{rate:.1f} chunks/s ({added} chunks in {seconds:.1f} s) = {ratio:.2f} × raw ONNX "
         f"({raw['chunks_per_s']:.1f} chunks/s on the same chunks)",
-        "≥ 0.9 × raw ONNX",
-        ratio >= 0.9,
+        f"≥ {INGEST_TARGET} × raw ONNX",
+        ratio >= INGEST_TARGET,
         {
             "seconds": round(seconds, 2),
             "chunks": added,
@@ -1242,7 +1246,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"machine": info, "rows": [r.to_dict() for r in rows]}, indent=2))
     else:
         print_table(rows, info)
-    return 0 if all(r.passed is not False for r in rows) else 1
+    failed = [r for r in rows if r.passed is False]
+    for row in failed:
+        print(f"FAILED: {row.name}: {row.value} (target {row.target})", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
