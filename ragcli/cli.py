@@ -273,7 +273,7 @@ def ingest(
 ) -> None:
     """Load files into the store, incrementally: unchanged files cost nothing."""
     from ragcli import service
-    from ragcli.store.vectors import check_collection_name
+    from ragcli.store.collections import check_collection_name
     from ragcli.views.ingest import ingest_view
 
     _logging(verbose)
@@ -1111,8 +1111,8 @@ def evaluate(
     store and scores answered, limited, missed and declined against the labels, and the
     expected evidence found in the answers."""
     from ragcli.evaluation.runner import run_eval
+    from ragcli.store.collections import check_collection_name
     from ragcli.store.retriever import MODES as RETRIEVERS
-    from ragcli.store.vectors import check_collection_name
     from ragcli.views.eval import eval_view
 
     _logging(verbose)

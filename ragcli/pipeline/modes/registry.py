@@ -1,6 +1,7 @@
 """Mode names to the functions that run them; compare and the service layer read this."""
 
 from collections.abc import Callable
+from functools import partial
 
 from ragcli.pipeline.context import RunContext
 from ragcli.pipeline.modes import both, standard
@@ -26,4 +27,4 @@ MODES: dict[str, Mode] = {
 def runnable() -> dict[str, Mode]:
     """What `--mode` accepts: the modes, and auto, which picks one of them per question
     (compare runs MODES only). Read at call time, so a mode registered later counts."""
-    return {**MODES, "auto": auto_mode.run}
+    return {**MODES, "auto": partial(auto_mode.run, modes=MODES)}

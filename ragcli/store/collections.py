@@ -1,0 +1,38 @@
+"""Chroma collection names and metadata: the rules every collection the store opens
+follows, the user's collections and the store's own."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ragcli.errors import ConfigError
+
+COLLECTION_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
+# The store's own collections (the BM25 change log) are named with this prefix, so they
+# are never listed as collections of chunks.
+INTERNAL_PREFIX = "ragcli."
+
+
+def is_internal(name: str) -> bool:
+    return name.startswith(INTERNAL_PREFIX)
+
+
+def check_collection_name(name: str) -> str:
+    if not COLLECTION_NAME.match(name):
+        raise ConfigError(
+            f"collection {name!r}: use 3-512 characters from a-z A-Z 0-9 . _ -, "
+            "starting and ending with a letter or digit"
+        )
+    return name
+
+
+def set_collection_metadata(
+    target: Any, metadata: dict[str, Any], values: dict[str, Any], drop: str = ""
+) -> None:
+    """Write `values` into a Chroma collection's `metadata`, keeping its other keys (those
+    starting with `drop`, when given, go). Chroma refuses a metadata that names the
+    distance (hnsw:*) again; it keeps it anyway."""
+    prefixes = ("hnsw:", drop) if drop else ("hnsw:",)
+    kept = {k: v for k, v in metadata.items() if not k.startswith(prefixes)}
+    target.modify(metadata={**kept, **values})
