@@ -9,8 +9,9 @@ from typing import Any
 from ragcli.errors import ConfigError
 
 COLLECTION_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
-# The store's own collections (the BM25 change log) are named with this prefix, so they
-# are never listed as collections of chunks.
+# The store's own collections (the BM25 change log) are named with this prefix: they are
+# never listed as collections of chunks, and no user collection may take it (an ingest
+# into the change log would corrupt every machine's BM25 index).
 INTERNAL_PREFIX = "ragcli."
 
 
@@ -19,10 +20,16 @@ def is_internal(name: str) -> bool:
 
 
 def check_collection_name(name: str) -> str:
+    """A user's collection name; the store opens its own collections without this."""
     if not COLLECTION_NAME.match(name):
         raise ConfigError(
             f"collection {name!r}: use 3-512 characters from a-z A-Z 0-9 . _ -, "
             "starting and ending with a letter or digit"
+        )
+    if is_internal(name):
+        raise ConfigError(
+            f"collection {name!r}: names starting with {INTERNAL_PREFIX!r} are reserved "
+            "for the store's own collections"
         )
     return name
 
