@@ -20,7 +20,7 @@ from typer.core import TyperArgument, TyperGroup
 from ragcli import __version__
 from ragcli.completion import complete_collection, complete_mode, complete_retriever
 from ragcli.errors import ExitCode, RagcliError, exit_code_for
-from ragcli.pipeline.modes import AUTO, MODE_NAMES
+from ragcli.pipeline.modes.registry import AUTO, CHOICES, MODE_NAMES
 from ragcli.terminal import can_animate, make_console
 
 if TYPE_CHECKING:
@@ -443,16 +443,7 @@ def _ingest_with_lines(
 @app.command()
 def ask(
     question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question to answer.")],
-    mode: Annotated[
-        str,
-        typer.Option(
-            "--mode",
-            "-m",
-            metavar="MODE",
-            autocompletion=complete_mode,
-            help=f"One of: {', '.join(MODE_NAMES)}; {AUTO} picks one per question.",
-        ),
-    ] = "standard",
+    mode: ModeOpt = "standard",
     top_k: TopKOpt = None,
     llm: LlmOpt = None,
     max_iterations: Annotated[
@@ -1161,7 +1152,7 @@ def _eval_questions(
     from ragcli.views.eval_questions import eval_questions_view
 
     settings = _settings(config, store, {"store.collection": collection})
-    chosen = list(dict.fromkeys(modes or [*MODE_NAMES, AUTO]))
+    chosen = list(dict.fromkeys(modes or CHOICES))
     if not console.is_terminal or as_json:
         report = service.eval_questions(settings, path, chosen)
     else:

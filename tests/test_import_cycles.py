@@ -22,7 +22,8 @@ def modules() -> dict[str, Path]:
 
 
 def imported(path: Path, name: str, known: set[str]) -> set[str]:
-    """The ragcli modules one file imports, anywhere in it."""
+    """The ragcli modules one file imports, anywhere in it, by an import statement or by
+    name (a string such as the mode registry's, which importlib imports)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -36,6 +37,8 @@ def imported(path: Path, name: str, known: set[str]) -> set[str]:
             for alias in node.names:  # `from pkg import mod` imports the module pkg.mod
                 submodule = f"{base}.{alias.name}"
                 found.add(submodule if submodule in known else base)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.add(node.value)  # a module named for importlib.import_module
     return {target for target in found if target in known and target != name}
 
 
@@ -93,8 +96,15 @@ def test_the_cycle_finder_sees_a_lazy_import_and_names_the_cycle(tmp_path):
         "    from ragcli.pipeline.modes import registry\n"
         "    import ragcli.errors\n"
         "    from . import overrides\n"
+        "RUNS = {'standard': 'ragcli.pipeline.modes.standard'}\n"
     )
-    known = {"ragcli.config", "ragcli.pipeline.modes.registry", "ragcli.errors", "ragcli.overrides"}
+    known = {
+        "ragcli.config",
+        "ragcli.pipeline.modes.registry",
+        "ragcli.errors",
+        "ragcli.overrides",
+        "ragcli.pipeline.modes.standard",
+    }
     assert imported(source, "ragcli.m", known) == known
 
 
