@@ -1,7 +1,7 @@
 """A machine new to a large shared collection builds its BM25 index in the background.
 
 Building reads every chunk's text from the server and tokenizes it: about a minute per
-100k chunks here (README, "Scaling out"). An ask should not wait that long, so above
+100k chunks here (docs/sharing.md, "Scaling out"). An ask should not wait that long, so above
 FOREGROUND_CHUNKS a first ask answers from the dense retriever alone, says so, and leaves
 a detached `ragcli sync` process building and saving the index; the asks after it ends
 are hybrid again. One builder per collection: it holds `build.lock` beside the index.
