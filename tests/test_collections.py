@@ -6,11 +6,13 @@ from typer.testing import CliRunner
 
 from ragcli.cli import app
 from ragcli.errors import ConfigError
-from ragcli.store import lexical_log
+from ragcli.store import lexical_log, ownership
 from ragcli.store.collections import check_collection_name
 
 
-@pytest.mark.parametrize("name", ["ragcli.lexical-log", "ragcli.anything", "ragcli.2024"])
+@pytest.mark.parametrize(
+    "name", ["ragcli.lexical-log", "ragcli.anything", "ragcli.2024", "ragcli-ingest-owners"]
+)
 def test_the_stores_prefix_is_refused_for_a_user_collection(name):
     with pytest.raises(ConfigError) as refused:
         check_collection_name(name)
@@ -47,4 +49,5 @@ def test_the_store_keeps_writing_its_own_collection_and_lists_only_the_users(tmp
     written = lexical_log.append(store, "docs", {"chunk-1"}, set())
     assert lexical_log.record_ids(store, "docs") == written
     assert [c.added for c in lexical_log.read(store, written)] == [["chunk-1"]]
-    assert store.collection_names() == ["docs"]
+    store.client.get_or_create_collection(ownership.OWNERS_COLLECTION, embedding_function=None)
+    assert store.collection_names() == ["docs"]  # not the log, not the owners

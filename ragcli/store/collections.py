@@ -13,10 +13,13 @@ COLLECTION_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
 # never listed as collections of chunks, and no user collection may take it (an ingest
 # into the change log would corrupt every machine's BM25 index).
 INTERNAL_PREFIX = "ragcli."
+# The one store collection named before the prefix was reserved; servers hold it under
+# this name, so it keeps it.
+OWNERS_COLLECTION = "ragcli-ingest-owners"
 
 
 def is_internal(name: str) -> bool:
-    return name.startswith(INTERNAL_PREFIX)
+    return name.startswith(INTERNAL_PREFIX) or name == OWNERS_COLLECTION
 
 
 def check_collection_name(name: str) -> str:
@@ -28,8 +31,8 @@ def check_collection_name(name: str) -> str:
         )
     if is_internal(name):
         raise ConfigError(
-            f"collection {name!r}: names starting with {INTERNAL_PREFIX!r} are reserved "
-            "for the store's own collections"
+            f"collection {name!r}: names starting with {INTERNAL_PREFIX!r} (and "
+            f"{OWNERS_COLLECTION!r}) are reserved for the store's own collections"
         )
     return name
 

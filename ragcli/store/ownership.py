@@ -16,9 +16,9 @@ from pathlib import Path
 
 from ragcli.atomic import write_text_atomically
 from ragcli.errors import ExitCode, RagcliError
+from ragcli.store.collections import OWNERS_COLLECTION
 from ragcli.store.vectors import VectorStore
 
-OWNERS_COLLECTION = "ragcli-ingest-owners"
 STORE_ID_FILE = "store-id"
 
 
