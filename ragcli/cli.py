@@ -15,7 +15,7 @@ from typer.core import TyperArgument, TyperGroup
 from ragcli import __version__
 from ragcli.completion import complete_collection, complete_mode, complete_retriever
 from ragcli.errors import ExitCode, RagcliError, exit_code_for
-from ragcli.pipeline.modes import AUTO, MODE_NAMES
+from ragcli.pipeline.modes.registry import AUTO, CHOICES, MODE_NAMES
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -276,7 +276,7 @@ def ingest(
 ) -> None:
     """Load files into the store, incrementally: unchanged files cost nothing."""
     from ragcli import service
-    from ragcli.store.vectors import check_collection_name
+    from ragcli.store.collections import check_collection_name
     from ragcli.views.ingest import ingest_view
 
     _logging(verbose)
@@ -448,16 +448,7 @@ def _ingest_with_lines(
 @app.command()
 def ask(
     question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question to answer.")],
-    mode: Annotated[
-        str,
-        typer.Option(
-            "--mode",
-            "-m",
-            metavar="MODE",
-            autocompletion=complete_mode,
-            help=f"One of: {', '.join(MODE_NAMES)}; {AUTO} picks one per question.",
-        ),
-    ] = "standard",
+    mode: ModeOpt = "standard",
     top_k: TopKOpt = None,
     llm: LlmOpt = None,
     max_iterations: Annotated[
@@ -539,9 +530,13 @@ def ask(
 
     _logging(verbose)
     filters = _filters(paths, types, since)
-    if compare_modes:
-        _compare(question, top_k, llm, collection, filters, as_json, store, config)
-        return
+    if compare_modes and (continue_latest or conversation_id):
+        flag = "--continue" if continue_latest else "--conversation"
+        raise RagcliError(
+            f"{flag} with --compare: each mode's run would be recorded as the "
+            "conversation's next turn; ask the follow-up without --compare",
+            ExitCode.USAGE,
+        )
     settings = _settings(
         config,
         store,
@@ -556,6 +551,9 @@ def ask(
         set_values,
     )
     settings = service.with_top_k(settings, top_k)
+    if compare_modes:  # the same settings as one run: --set and --max-* included
+        _compare(question, settings, filters, as_json, refresh=refresh)
+        return
     conversation = None
     if continue_latest or conversation_id:
         conversation = service.continue_conversation(settings, conversation_id)
@@ -1001,40 +999,41 @@ def compare(
 
     `--html FILE` also writes every mode's run side by side on one page.
     Exits 0 when every mode produced an answer of some kind, 1 when one failed."""
+    from ragcli import service
+
     _logging(verbose)
     filters = _filters(paths, types, since)
-    _compare(question, top_k, llm, collection, filters, as_json, store, config, html)
-
-
-def _compare(
-    question: str,
-    top_k: int | None,
-    llm: str | None,
-    collection: str | None,
-    filters: "SearchFilters",
-    as_json: bool,
-    store: Path | None,
-    config: Path | None,
-    html: Path | None = None,
-) -> None:
-    from ragcli import service
-    from ragcli.views.compare import compare_view
-
     if html is not None:
         from ragcli.report import check_target
 
         check_target(html)  # before six runs, not after
-
     flags = {"store.collection": collection, "llm.provider": llm, "retrieval.top_k": top_k}
-    settings = _settings(config, store, flags)
-    settings = service.with_top_k(settings, top_k)
+    settings = service.with_top_k(_settings(config, store, flags), top_k)
+    _compare(question, settings, filters, as_json, html)
+
+
+def _compare(
+    question: str,
+    settings: "Settings",
+    filters: "SearchFilters",
+    as_json: bool,
+    html: Path | None = None,
+    refresh: bool = False,
+) -> None:
+    from ragcli import service
+    from ragcli.views.compare import compare_view
 
     def announce(mode: str) -> None:
         if not as_json:
             errors.print(f"running {mode} ...", style="dim", highlight=False)
 
     rows = service.compare(
-        settings, question, on_export=_export_notice, on_run=announce, filters=filters
+        settings,
+        question,
+        on_export=_export_notice,
+        on_run=announce,
+        filters=filters,
+        refresh=refresh,
     )
     _print_json(rows) if as_json else console.print(compare_view(question, rows))
     if html is not None:
@@ -1125,8 +1124,8 @@ def evaluate(
     store and scores answered, limited, missed and declined against the labels, and the
     expected evidence found in the answers."""
     from ragcli.evaluation.runner import run_eval
+    from ragcli.store.collections import check_collection_name
     from ragcli.store.retriever import MODES as RETRIEVERS
-    from ragcli.store.vectors import check_collection_name
     from ragcli.views.eval import eval_view
 
     _logging(verbose)
@@ -1175,7 +1174,7 @@ def _eval_questions(
     from ragcli.views.eval_questions import eval_questions_view
 
     settings = _settings(config, store, {"store.collection": collection})
-    chosen = list(dict.fromkeys(modes or [*MODE_NAMES, AUTO]))
+    chosen = list(dict.fromkeys(modes or CHOICES))
     if not console.is_terminal or as_json:
         report = service.eval_questions(settings, path, chosen)
     else:

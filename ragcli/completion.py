@@ -12,13 +12,13 @@ from pathlib import Path
 
 import typer
 
-from ragcli.pipeline.modes import AUTO, MODE_NAMES
+from ragcli.pipeline.modes.registry import CHOICES
 
 RETRIEVERS = ("dense", "bm25", "hybrid")  # ragcli.store.retriever.MODES, without its imports
 
 
 def complete_mode(incomplete: str) -> list[str]:
-    return [m for m in (*MODE_NAMES, AUTO) if m.startswith(incomplete)]
+    return [m for m in CHOICES if m.startswith(incomplete)]
 
 
 def complete_retriever(incomplete: str) -> list[str]:

@@ -6,11 +6,13 @@ The defaults here mirror config.yaml at the repository root, which documents eac
 from __future__ import annotations
 
 import os
+import types
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Union, get_args, get_origin
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic.fields import FieldInfo
 
 from ragcli.errors import ConfigError
 
@@ -369,15 +371,60 @@ def _env_overrides(environ: dict[str, str]) -> dict[str, tuple[str, Any]]:
             found[ENV_ALIASES[name]] = (name, raw)
         elif name.startswith("RAGCLI_") and "__" in name:
             section, _, key = name[len("RAGCLI_") :].lower().partition("__")
-            found[f"{section}.{key}"] = (name, _parse_scalar(raw))
+            dotted = f"{section}.{key}"
+            found[dotted] = (name, typed_value(setting_field(dotted), raw))
     return found
 
 
-def _parse_scalar(raw: str) -> Any:
+def setting_field(dotted: str) -> FieldInfo | None:
+    """The field behind SECTION.KEY, or None when there is no such setting."""
+    section, _, name = dotted.partition(".")
+    section_field = Settings.model_fields.get(section)
+    model = section_field.annotation if section_field else None
+    if not name or not isinstance(model, type) or not issubclass(model, BaseModel):
+        return None
+    return model.model_fields.get(name)
+
+
+def typed_value(field: FieldInfo | None, raw: str) -> Any:
+    """A setting typed as text (an environment variable, a `--set` value) as its field
+    expects it: a field that takes text keeps exactly what was typed, so a collection
+    named 2024 or a tenant named no stays a string (YAML would make them a number and
+    False); other fields parse as YAML (numbers, booleans, lists). An optional field takes
+    null, ~ or nothing as None."""
+    parsed = _parse_yaml(raw)
+    if field is None or not _takes_text(field.annotation):
+        return parsed
+    if parsed is None and _optional(field.annotation):
+        return None
+    return raw
+
+
+def _parse_yaml(raw: str) -> Any:
     try:
         return yaml.safe_load(raw)
     except yaml.YAMLError:
         return raw
+
+
+def _members(annotation: Any) -> tuple[Any, ...]:
+    """A union's members (`str | None` -> str, None), or the annotation alone."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        return get_args(annotation)
+    return (annotation,)
+
+
+def _optional(annotation: Any) -> bool:
+    return type(None) in _members(annotation)
+
+
+def _takes_text(annotation: Any) -> bool:
+    for member in _members(annotation):
+        if member in (str, SecretStr):
+            return True
+        if get_origin(member) is Literal and all(isinstance(a, str) for a in get_args(member)):
+            return True
+    return False
 
 
 def _set_dotted(target: dict[str, Any], dotted: str, value: Any) -> None:

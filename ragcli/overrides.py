@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import yaml
 from pydantic import TypeAdapter, ValidationError
 
-from ragcli.config import Settings
+from ragcli.config import setting_field, typed_value
 from ragcli.errors import ConfigError
 
 
@@ -26,19 +25,11 @@ def parse_assignments(items: list[str]) -> dict[str, Any]:
 
 
 def _checked(key: str, raw: str, item: str) -> Any:
-    section, _, name = key.partition(".")
-    section_field = Settings.model_fields.get(section)
-    model = section_field.annotation if section_field else None
-    field = model.model_fields.get(name) if model and name else None  # type: ignore[union-attr]
+    field = setting_field(key)
     if field is None:
         raise ConfigError(f"--set {key}: unknown setting (see `ragcli config`)")
-    try:
-        value = yaml.safe_load(raw) if raw else ""
-    except yaml.YAMLError:
-        value = raw
-    if isinstance(value, str | int | float | bool) and field.annotation is str:
-        value = raw  # a string setting keeps exactly what was typed
-    annotation = field.annotation
+    value = typed_value(field, raw)
+    annotation: Any = field.annotation
     adapter = TypeAdapter(Annotated[annotation, *field.metadata] if field.metadata else annotation)
     try:
         adapter.validate_python(value)

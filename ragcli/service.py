@@ -1,4 +1,5 @@
-"""Builds what a command needs from Settings: the one place that wires objects together."""
+"""The calls front ends make (ask, compare, search, rm, sync, traces): each builds what it
+needs from Settings through ragcli/wiring.py, whose builders are also offered here."""
 
 from __future__ import annotations
 
@@ -15,169 +16,25 @@ from ragcli.errors import ConfigError, EmptyStoreError, NoMatchError
 from ragcli.pipeline.conversation import Conversation
 from ragcli.pipeline.results import AskResult
 from ragcli.trace.recorder import Trace
-from ragcli.trace.store import TraceStore
+from ragcli.wiring import calibration as calibration
+from ragcli.wiring import embedder as embedder
+from ragcli.wiring import embedder_in_background as embedder_in_background
+from ragcli.wiring import ingested_files as ingested_files
+from ragcli.wiring import ingestor as ingestor
+from ragcli.wiring import lexical_indexes as lexical_indexes
+from ragcli.wiring import manifest as manifest
+from ragcli.wiring import retriever as retriever
+from ragcli.wiring import scope_resolver as scope_resolver
+from ragcli.wiring import sentence_vectors as sentence_vectors
+from ragcli.wiring import store_dir as store_dir
+from ragcli.wiring import term_stats as term_stats
+from ragcli.wiring import trace_store as trace_store
+from ragcli.wiring import vector_store as vector_store
 
 if TYPE_CHECKING:
     from ragcli.models import PriorTurn, SearchFilters, SearchResult
-    from ragcli.store.filters import Scope
 
 log = logging.getLogger("ragcli")
-
-
-def store_dir(settings: Settings) -> Path:
-    return Path(settings.store.path).expanduser()
-
-
-def trace_store(settings: Settings) -> TraceStore:
-    return TraceStore(store_dir(settings) / "traces.sqlite")
-
-
-def embedder(settings: Settings, on_export: Callable[[str], None] | None = None):
-    from ragcli.store.embedder import make_embedder
-
-    made = make_embedder(settings.embedding, on_export=on_export)
-    if settings.embedding.provider == "openai":  # a server claiming a model we have: check it
-        from ragcli.store import embedding_probe
-
-        embedding_probe.verify(store_dir(settings), settings.embedding, made)
-    return made
-
-
-def embedder_in_background(settings: Settings, on_export: Callable[[str], None] | None = None):
-    """The embedder, loading while the caller imports Chroma: onnxruntime builds its
-    session without the GIL, so the two overlap. `.result()` waits for it."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragcli-embedder")
-    loading = pool.submit(embedder, settings, on_export)
-    pool.shutdown(wait=False)
-    return _Loading(loading)
-
-
-class _Loading:
-    """A future of the embedder. A Ctrl-C while it is awaited closes any server embedder,
-    so the exit (which waits for the loading thread) does not wait for a slow server."""
-
-    def __init__(self, future: Any):
-        self.future = future
-
-    def result(self) -> Any:
-        try:
-            return self.future.result()
-        except BaseException:
-            from ragcli.store.server_embedder import close_all
-
-            close_all()
-            raise
-
-
-def vector_store(settings: Settings, must_exist: bool = False):
-    from ragcli.store.vectors import ChromaServer, VectorStore
-
-    directory = store_dir(settings)
-    if must_exist and not settings.store.url and not (directory / "chroma").is_dir():
-        raise EmptyStoreError(f"no store at {directory}: run `ragcli ingest PATH` first")
-    return VectorStore(directory, ChromaServer.of(settings.store))
-
-
-def ingestor(
-    settings: Settings,
-    on_export: Callable[[str], None] | None = None,
-    emb: Any = None,
-    vectors: Any = None,
-):
-    """The ingest writer; `emb` and `vectors` when the caller has them loaded already."""
-    from ragcli.ingest import loaders
-    from ragcli.ingest.chunker import Chunker
-    from ragcli.ingest.parse_pool import default_workers
-    from ragcli.ingest.runner import Ingestor
-    from ragcli.store.embedder import read_max_seq_length, tokenizer_dir
-    from ragcli.store.lock import StoreLock
-    from ragcli.store.manifest import Manifest
-    from ragcli.store.tokenizer import TokenCounter
-
-    loaders.configure(loaders.LoadOptions(settings.ingest.ocr, settings.ingest.ocr_languages))
-    if settings.ingest.ocr != "off":  # a missing language model fails now, not per file
-        from ragcli.ingest.loaders.ocr import OcrUnavailable, check_languages
-
-        try:
-            check_languages(settings.ingest.ocr_languages)
-        except OcrUnavailable as exc:
-            raise ConfigError(f"ingest.ocr_languages: {exc}") from None
-    model_dir = tokenizer_dir(settings.embedding)
-    # A chunk longer than the model's window would be silently truncated when embedded.
-    max_tokens = min(settings.chunking.max_tokens, read_max_seq_length(model_dir))
-    chunker = Chunker(TokenCounter(model_dir), max_tokens, settings.chunking.overlap_tokens)
-    loading = None if emb is not None else embedder_in_background(settings, on_export)
-    vectors = vectors or vector_store(settings)
-    claim = None
-    if settings.store.url:
-        from functools import partial
-
-        from ragcli.store.ownership import claim as claim_collection
-
-        claim = partial(claim_collection, vectors, store_dir(settings))
-    return Ingestor(
-        vectors,
-        Manifest(store_dir(settings) / "manifest.sqlite"),
-        loading.result() if loading else emb,
-        chunker,
-        qna_collection=settings.tos.qna_collection,
-        lock=StoreLock(store_dir(settings), settings.store.lock_timeout),
-        claim=claim,
-        lexical=lexical_indexes(settings),
-        workers=settings.ingest.workers or default_workers(),
-    )
-
-
-def lexical_indexes(settings: Settings):
-    from ragcli.store.lexical_sync import LexicalIndexes
-
-    return LexicalIndexes(store_dir(settings))
-
-
-def retriever(
-    settings: Settings,
-    store,
-    emb,
-    collection: str,
-    filters: SearchFilters | None = None,
-    lexical=None,
-):
-    """Search over one collection in the configured retrieval mode, restricted to the
-    files `filters` admit (in every collection the run searches)."""
-    from ragcli.store import embedding_identity
-    from ragcli.store.retriever import Retriever
-
-    embedding_identity.check(
-        store, store_dir(settings), collection, emb, store.count(collection) > 0
-    )
-    return Retriever(
-        store,
-        emb,
-        collection,
-        mode=settings.retrieval.mode,
-        lexical=lexical or lexical_indexes(settings),
-        options=settings.retrieval,
-        scope=scope_resolver(settings, filters),
-    )
-
-
-def scope_resolver(
-    settings: Settings, filters: SearchFilters | None
-) -> Callable[[str], Scope] | None:
-    """Resolves a filter against one collection's manifest rows; None when nothing is
-    filtered. Relative patterns are also read from the folder holding the store."""
-    if filters is None or not filters.active:
-        return None
-    from ragcli.store.filters import resolve
-
-    def scope(collection: str) -> Scope:
-        path = store_dir(settings) / "manifest.sqlite"
-        rows = ingested_files(settings, collection) if path.is_file() else []
-        return resolve(filters, collection, rows, bases=[store_dir(settings).resolve().parent])
-
-    return scope
 
 
 def require_matches(search, collection: str) -> None:
@@ -249,20 +106,6 @@ def _require_chunks(store, collection: str) -> None:
         )
 
 
-def sentence_vectors(settings: Settings, emb):
-    """The embedder the answer backends score sentences with: `emb`, its vectors kept in
-    the store (store/sentence_vectors.py)."""
-    from ragcli.store.sentence_vectors import SentenceVectors
-
-    return SentenceVectors(emb, store_dir(settings))
-
-
-def term_stats(search) -> Callable:
-    """The retriever's BM25 index (repaired when it lags), whose statistics the extractive
-    backend weighs query terms by."""
-    return lambda: search.lexical.searchable(search.collection, search.store)
-
-
 def backend_info(settings: Settings, llm_model: str, embedder_name: str) -> dict[str, str]:
     from ragcli.llm import chosen_provider
     from ragcli.web import chosen_web
@@ -273,12 +116,6 @@ def backend_info(settings: Settings, llm_model: str, embedder_name: str) -> dict
         "web": chosen_web(settings),
         "embedder": embedder_name,
     }
-
-
-def calibration(settings: Settings):
-    from ragcli.llm.calibration import Calibration
-
-    return Calibration.for_store(store_dir(settings))
 
 
 def with_top_k(settings: Settings, top_k: int | None) -> Settings:
@@ -556,18 +393,6 @@ def save_trace(settings: Settings, trace: Trace) -> None:
         log.warning("trace not saved (%s): %s", trace_store(settings).path, exc)
 
 
-def manifest(settings: Settings):
-    """The store's file manifest; an error that says what to do when nothing was ingested."""
-    from ragcli.store.manifest import Manifest
-
-    path = store_dir(settings) / "manifest.sqlite"
-    if not path.is_file():
-        raise EmptyStoreError(
-            f"no files ingested in {store_dir(settings)}: run `ragcli ingest PATH` first"
-        )
-    return Manifest(path)
-
-
 @dataclass
 class Synced:
     collection: str
@@ -594,15 +419,6 @@ def sync(settings: Settings, collection: str | None = None) -> Synced:
     fixed = indexes.sync_now(name, store, settings.store.lock_timeout)
     chunks = len(indexes.index(name))
     return Synced(name, chunks, fixed.added, fixed.removed, time.perf_counter() - started)
-
-
-def ingested_files(settings: Settings, collection: str | None = None):
-    """The manifest's rows: every ingested file, or those of one collection."""
-    files = manifest(settings)
-    try:
-        return files.files(collection)
-    finally:
-        files.close()
 
 
 def remove(
@@ -640,8 +456,11 @@ def compare(
     on_export: Callable[[str], None] | None = None,
     on_run: Callable[[str], None] | None = None,
     filters: SearchFilters | None = None,
+    refresh: bool = False,
 ) -> list[dict]:
-    """Every mode on one question, one summary row each (see compare.py)."""
+    """Every mode on one question, one summary row each (see compare.py). With `refresh`,
+    the files retrieved for it that changed are re-ingested once, before the first mode,
+    so every mode answers from the same files and no mode's time carries the ingest."""
     from ragcli.compare import compare as compare_modes
 
     if not question.strip():
@@ -649,13 +468,18 @@ def compare(
     traces = trace_store(settings)
     # Load the store and the model once before the first mode, so that mode alone does
     # not pay for the imports and its time compares fairly with the others.
-    vector_store(settings, must_exist=True)
+    store = vector_store(settings, must_exist=True)
     # A filter that admits nothing is one error, not the same failure in every row.
     resolve_scope = scope_resolver(settings, filters)
     scope = resolve_scope(settings.store.collection) if resolve_scope else None
     if scope is not None and scope.empty:
         raise NoMatchError(scope.nothing_matched())
-    embedder(settings, on_export)
+    emb = embedder(settings, on_export)
+    if refresh:
+        collection = settings.store.collection
+        _require_chunks(store, collection)
+        search = retriever(settings, store, emb, collection, filters)
+        refresh_stale(settings, search, question, collection)
 
     def ask_quietly(settings: Settings, question: str, mode: str) -> AskResult:
         return ask(settings, question, mode=mode, on_export=on_export, filters=filters)

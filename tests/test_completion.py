@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcli.pipeline.modes import AUTO, MODE_NAMES
+from ragcli.pipeline.modes.registry import AUTO, MODE_NAMES
 from ragcli.store.manifest import FileRecord, Manifest
 from ragcli.store.retriever import MODES as RETRIEVERS
 

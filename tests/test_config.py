@@ -133,3 +133,66 @@ def test_the_embedding_key_and_store_token_come_from_the_environment_and_are_nev
     assert settings.embedding.api_key.get_secret_value() == "sk-abc"
     shown = str(settings.redacted())
     assert "sk-abc" not in shown and "tok-abc" not in shown
+
+
+@pytest.mark.parametrize(
+    "variable, raw, read",
+    [
+        ("RAGCLI_STORE__COLLECTION", "2024", lambda s: s.store.collection),
+        ("RAGCLI_STORE__TENANT", "no", lambda s: s.store.tenant),
+        ("RAGCLI_STORE__DATABASE", "1.5", lambda s: s.store.database),
+        ("RAGCLI_TOS__HANDOFF_MESSAGE", "true", lambda s: s.tos.handoff_message),
+        ("RAGCLI_INGEST__OCR", "off", lambda s: s.ingest.ocr),  # a choice of words
+        ("RAGCLI_EMBEDDING__TOKENIZER", "007", lambda s: s.embedding.tokenizer),  # str | None
+    ],
+)
+def test_a_string_setting_from_the_environment_keeps_the_text(variable, raw, read):
+    """YAML would read these as a number or a boolean; the field wants the text."""
+    assert read(load_settings(None, environ={variable: raw})) == raw
+
+
+def test_other_settings_from_the_environment_still_parse_by_their_type():
+    settings = load_settings(
+        None,
+        environ={
+            "RAGCLI_RETRIEVAL__TOP_K": "9",
+            "RAGCLI_CRAG__RELEVANT_THRESHOLD": "0.75",
+            "RAGCLI_TOS__HYBRID": "yes",
+            "RAGCLI_SUPPORT__ENABLED": "false",
+            "RAGCLI_INGEST__WORKERS": "3",
+            "RAGCLI_STORE__URL": "~",  # optional: null stays None, the local store
+        },
+    )
+    assert settings.retrieval.top_k == 9 and settings.crag.relevant_threshold == 0.75
+    assert settings.tos.hybrid is True and settings.support.enabled is False
+    assert settings.ingest.workers == 3 and settings.store.url is None
+
+
+def test_numeric_looking_collection_and_tenant_work_through_the_command_line(tmp_path):
+    """The background `ragcli sync` passes tenant and database through these variables."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {
+        **os.environ,
+        "RAGCLI_STORE__COLLECTION": "2024",
+        "RAGCLI_STORE__TENANT": "no",
+        "PYTHONPATH": str(ROOT),
+    }
+
+    def ragcli(*args: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-m", "ragcli", *args, "--store", str(tmp_path / "s"), "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    assert ragcli("status")["store"]["default_collection"] == "2024"
+    assert ragcli("config")["store"]["tenant"] == "no"

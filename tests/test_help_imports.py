@@ -19,6 +19,7 @@ ALLOWED_RAGCLI = {
     "ragcli.errors",
     "ragcli.pipeline",
     "ragcli.pipeline.modes",
+    "ragcli.pipeline.modes.registry",  # the mode names, no mode code
 }
 ALLOWED_PACKAGES = {"typer", "click", "shellingham", "json", "_json"}
 

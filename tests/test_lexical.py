@@ -263,7 +263,7 @@ def test_process_killed_before_switch_leaves_previous_index(tmp_path: Path) -> N
         import os
         from pathlib import Path
         from ragcli.store import lexical
-        lexical._atomic_write_text = lambda path, text: os._exit(9)
+        lexical.write_text_atomically = lambda path, text: os._exit(9)
         index = lexical.LexicalIndex(Path({str(tmp_path)!r}))
         index.upsert(["d"], ["zebra"])
         index.delete(["a"])

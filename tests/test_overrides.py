@@ -43,3 +43,11 @@ def test_bad_assignments_name_the_flag(item, message):
     with pytest.raises(ConfigError) as error:
         parse_assignments([item])
     assert str(error.value).startswith(message)
+
+
+def test_a_choice_of_words_keeps_the_word_yaml_would_make_a_boolean():
+    assert parse_assignments(["ingest.ocr=off", "store.tenant=no", "store.url=null"]) == {
+        "ingest.ocr": "off",
+        "store.tenant": "no",
+        "store.url": None,
+    }

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from ragcli import service
 from ragcli.cli import app
-from ragcli.pipeline.modes import AUTO, MODE_NAMES
+from ragcli.pipeline.modes.registry import AUTO, MODE_NAMES
 from ragcli.pipeline.results import AskResult, json_schema
 from ragcli.trace.recorder import Trace
 from tests.conftest import settings_for

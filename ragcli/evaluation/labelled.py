@@ -108,7 +108,7 @@ def calibrate(
 ) -> dict[str, Any]:
     """Fit the relevance calibration on labelled questions over the store's collection and
     report it against the calibration in force before."""
-    from ragcli import service
+    from ragcli import wiring
     from ragcli.llm.calibration import (
         STORE_FILE,
         Calibration,
@@ -124,16 +124,16 @@ def calibrate(
             f"{path}: needs both answerable (with a source) and unanswerable questions"
         )
     collection = settings.store.collection
-    store = service.vector_store(settings, must_exist=True)
+    store = wiring.vector_store(settings, must_exist=True)
     if store.count(collection) == 0:
         raise ConfigError(f"collection {collection!r} is empty: run `ragcli ingest PATH` first")
-    embedder = service.embedder(settings)
-    retriever = service.retriever(settings, store, embedder, collection)
+    embedder = wiring.embedder(settings)
+    retriever = wiring.retriever(settings, store, embedder, collection)
     backend = ExtractiveBackend(
         embedder,
         settings.llm,
-        service.calibration(settings),
-        term_stats=service.term_stats(retriever),
+        wiring.calibration(settings),
+        term_stats=wiring.term_stats(retriever),
     )
     top_k = settings.retrieval.top_k
     labelled = label_questions(
@@ -146,7 +146,7 @@ def calibrate(
     )
     fitted = fit(labelled, about=about)
     crag = settings.crag
-    target = service.store_dir(settings) / STORE_FILE
+    target = wiring.store_dir(settings) / STORE_FILE
     if save:
         fitted.save(target)
     return {

@@ -74,12 +74,12 @@ def run_eval(
 ) -> EvalReport:
     import time
 
-    from ragcli import service
+    from ragcli import wiring
     from ragcli.store.retriever import Retriever
 
     dataset = load_beir(Path(dataset_dir), split)
     collection = collection or default_collection(dataset_dir)
-    ingestor = service.ingestor(settings)
+    ingestor = wiring.ingestor(settings)
     started = time.perf_counter()
     corpus_report = ingest_corpus(
         ingestor,

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from ragcli.atomic import write_text_atomically
 from ragcli.errors import ConfigError
 
 FEATURES = ("similarity", "idf_coverage", "bm25")
@@ -77,7 +78,7 @@ class Calibration:
         }
 
     def save(self, path: Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+        write_text_atomically(Path(path), json.dumps(self.to_dict(), indent=2) + "\n")
 
     def probability(self, *features: float) -> float:
         z = sum(w * f for w, f in zip(self.weights, features, strict=True)) + self.bias

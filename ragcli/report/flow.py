@@ -6,9 +6,11 @@ highlight the one taken. Pure data: no HTML here (svg.py draws it)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ragcli.pipeline.modes.registry import MODE_NAMES
 from ragcli.trace.recorder import StepRecord, Trace
 
 NodeKind = Literal["start", "step", "decision", "end"]
@@ -284,12 +286,22 @@ def _node_id(trace: Trace, mode: str, step: StepRecord) -> str | None:
 
 REPEATED: set[str] = set()  # nodes always shown one line a visit (none yet)
 
-DRAWINGS = {"standard": _standard, "crag": _crag, "reflect": _reflect, "both": _both, "tos": _tos}
+Drawing = Callable[[Trace], tuple[list[NodeSpec], list[EdgeSpec]]]
+# One drawing per mode of the registry (tests/test_mode_names.py holds them equal); only
+# agentic's depends on the run (a node per sub-question).
+DRAWINGS: dict[str, Drawing] = {
+    "standard": lambda _: _standard(),
+    "crag": lambda _: _crag(),
+    "reflect": lambda _: _reflect(),
+    "both": lambda _: _both(),
+    "tos": lambda _: _tos(),
+    "agentic": _agentic,
+}
 
 
 def mode_flow(trace: Trace, mode: str, steps: list[StepRecord]) -> Flow:
     """`mode`'s drawing with `steps` (the run's, in order) laid on it."""
-    nodes_spec, edges_spec = _agentic(trace) if mode == "agentic" else DRAWINGS[mode]()
+    nodes_spec, edges_spec = DRAWINGS[mode](trace)
     nodes = {i: Node(i, label, col, row, kind) for i, label, col, row, kind in nodes_spec}
     edges = [Edge(src, dst, label) for src, dst, label in edges_spec]
     path = ["question"]
@@ -345,7 +357,7 @@ def auto_flow(trace: Trace) -> Flow:
     details = trace.result.get("auto_details") or {}
     chosen = details.get("mode", "")
     route = next((s for s in trace.steps if s.name == "route"), None)
-    modes = ["standard", "crag", "reflect", "both", "tos", "agentic"]
+    modes = list(MODE_NAMES)
     nodes = {
         "question": Node("question", "question", 0, 1.05, "start", visits=1),
         "route": Node("route", "auto: route", 1, 1.05, "decision", visits=1),
@@ -394,9 +406,9 @@ def flows(trace: Trace) -> list[Flow]:
         chosen = (trace.result.get("auto_details") or {}).get("mode", "")
         after = trace.steps[1:] if trace.steps and trace.steps[0].name == "route" else trace.steps
         drawn = [auto_flow(trace)]
-        if chosen in DRAWINGS or chosen == "agentic":
+        if chosen in DRAWINGS:
             drawn.append(mode_flow(trace, chosen, [s for s in after if s.name != "route"]))
         return drawn
-    if trace.mode in DRAWINGS or trace.mode == "agentic":
+    if trace.mode in DRAWINGS:
         return [mode_flow(trace, trace.mode, trace.steps)]
     return []

@@ -18,6 +18,7 @@ from ragcli import __version__, service
 from ragcli.config import Settings
 from ragcli.errors import RagcliError
 from ragcli.models import SearchResult
+from ragcli.pipeline.modes.registry import CHOICES
 from ragcli.pipeline.results import AskResult
 from ragcli.serve.models import SourceFile, SourcesResult, TraceRecord
 from ragcli.serve.structured import structured_tool
@@ -26,9 +27,9 @@ from ragcli.store.filters import make_filters
 if TYPE_CHECKING:
     from mcp.server.mcpserver.tools import Tool
 
-# The modes' names, spelled out so the tool's input schema lists them as an enum;
-# tests/test_serve.py checks them against the registry.
-ModeName = Literal["standard", "crag", "reflect", "both", "tos", "agentic", "auto"]
+    ModeName = str
+else:  # the registry's names, which the tool's input schema lists as an enum
+    ModeName = Literal[CHOICES]
 
 INSTRUCTIONS = (
     "ragcli answers from the user's own ingested documents. `search` returns ranked chunks "

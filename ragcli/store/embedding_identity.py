@@ -157,7 +157,7 @@ def record_dimension(store: Any, collection: str, dimension: int) -> None:
 
 
 def _write(target: Any, metadata: dict[str, Any], built: Identity) -> None:
-    from ragcli.store.vectors import set_collection_metadata
+    from ragcli.store.collections import set_collection_metadata
 
     set_collection_metadata(target, metadata, built.to_metadata(), drop=PREFIX)
 

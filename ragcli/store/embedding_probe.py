@@ -10,14 +10,13 @@ A passed check is remembered in the store directory (`embedding-probes.json`).""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ragcli.atomic import write_text_atomically
 from ragcli.config import EmbeddingSettings
 from ragcli.errors import ConfigError
 
@@ -92,9 +91,6 @@ def _read(store_dir: Path) -> dict[str, Any]:
 def _write(store_dir: Path, checked: dict[str, Any]) -> None:
     try:
         Path(store_dir).mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=store_dir, prefix=FILE, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(checked, out, indent=2)
-        os.replace(tmp, Path(store_dir) / FILE)
+        write_text_atomically(Path(store_dir) / FILE, json.dumps(checked, indent=2))
     except OSError:
         pass  # a read-only store: the check runs again next time, nothing worse

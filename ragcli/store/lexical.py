@@ -43,6 +43,7 @@ import bm25s
 import numpy as np
 import Stemmer
 
+from ragcli.atomic import write_text_atomically
 from ragcli.store.lexical_delta import Delta, Statistics
 from ragcli.store.string_table import StringColumn, StringLookup
 from ragcli.words import STOPWORDS
@@ -482,7 +483,7 @@ class LexicalIndex:
             gen_name = _GEN_PREFIX + tmp.name[len(_TMP_PREFIX) :]
             os.rename(tmp, self.directory / gen_name)
             _fsync_dir(self.directory)
-            _atomic_write_text(self.directory / _CURRENT, gen_name + "\n")
+            write_text_atomically(self.directory / _CURRENT, gen_name + "\n")
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -603,11 +604,3 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _atomic_write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f"{_TMP_PREFIX}{path.name}")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)

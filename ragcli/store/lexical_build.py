@@ -1,7 +1,7 @@
 """A machine new to a large shared collection builds its BM25 index in the background.
 
 Building reads every chunk's text from the server and tokenizes it: about a minute per
-100k chunks here (README, "Scaling out"). An ask should not wait that long, so above
+100k chunks here (docs/sharing.md, "Scaling out"). An ask should not wait that long, so above
 FOREGROUND_CHUNKS a first ask answers from the dense retriever alone, says so, and leaves
 a detached `ragcli sync` process building and saving the index; the asks after it ends
 are hybrid again. One builder per collection: it holds `build.lock` beside the index.
@@ -9,12 +9,13 @@ are hybrid again. One builder per collection: it holds `build.lock` beside the i
 
 from __future__ import annotations
 
-import fcntl
 import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from ragcli.store.lock import FileLock
 
 # Chunks a first ask indexes itself: a few seconds here (scripts/scale.py measures the rate).
 FOREGROUND_CHUNKS = 10_000
@@ -34,25 +35,14 @@ class Building(Exception):
         self.chunks = chunks
 
 
-class BuildLock:
+class BuildLock(FileLock):
     """Held by the one process building a collection's index."""
 
     def __init__(self, directory: Path) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
-        self._fd = os.open(directory / BUILD_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-
-    def try_acquire(self) -> bool:
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
-        except BlockingIOError:
-            return False
+        super().__init__(directory / BUILD_LOCK)
 
     def wait(self) -> None:
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
-
-    def close(self) -> None:
-        os.close(self._fd)  # releases the lock too
+        self.acquire()  # no timeout: a second builder waits for the first
 
 
 def running(directory: Path) -> bool:

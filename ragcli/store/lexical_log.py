@@ -26,9 +26,9 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from ragcli.store.vectors import set_collection_metadata
+from ragcli.store.collections import INTERNAL_PREFIX, set_collection_metadata
 
-LOG_COLLECTION = "ragcli.lexical-log"
+LOG_COLLECTION = INTERNAL_PREFIX + "lexical-log"
 HEAD_KEY = "ragcli_lexical_head"
 FLOOR_KEY = "ragcli_lexical_floor"  # the newest record trimmed from the log
 IDS_PER_RECORD = 5_000  # keeps one record (~250 KB of ids) far below request size limits
@@ -40,10 +40,6 @@ class Change:
     record: str
     added: list[str]
     removed: list[str]
-
-
-def is_log(name: str) -> bool:
-    return name == LOG_COLLECTION
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragcli.atomic import write_text_atomically
 from ragcli.store import lexical_build, lexical_log
 from ragcli.store.lexical import LexicalIndex
 from ragcli.store.lock import StoreBusyError, StoreLock
@@ -64,9 +64,7 @@ class SyncState:
 
     def save(self, path: Path) -> None:
         data = {"server": self.server, "head": self.head, "applied": sorted(self.applied)}
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data), encoding="utf-8")
-        os.replace(tmp, path)
+        write_text_atomically(path, json.dumps(data))
 
 
 @dataclass
@@ -333,7 +331,7 @@ class LexicalIndexes:
                 str(error).splitlines()[0] if str(error) else type(error).__name__,
             )
             data = {"added": sorted(changes.added), "removed": sorted(changes.removed)}
-            waiting.write_text(json.dumps(data), encoding="utf-8")
+            write_text_atomically(waiting, json.dumps(data))
             return
         waiting.unlink(missing_ok=True)
         self._write_state(collection, tuple(own))

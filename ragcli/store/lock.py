@@ -1,15 +1,16 @@
-"""One writer per store: an advisory `flock` on `ingest.lock` in the store directory.
+"""Locks between processes: an advisory `flock` on a file (through the filelock package).
 
 The kernel drops the lock when its holder dies, however it dies (SIGKILL included), so a
-crashed ingest never leaves a stale lock behind. Readers (`ragcli ask`) never take it."""
+crashed ingest or build never leaves a stale lock behind. Readers (`ragcli ask`) never
+take the store's lock."""
 
 from __future__ import annotations
 
-import fcntl
 import os
-import time
 from pathlib import Path
 from types import TracebackType
+
+import filelock
 
 from ragcli.errors import ExitCode, RagcliError
 
@@ -20,44 +21,55 @@ class StoreBusyError(RagcliError):
     exit_code = ExitCode.BUSY
 
 
-class StoreLock:
-    """Exclusive lock on a store directory; waits up to `timeout` seconds for it."""
+class FileLock:
+    """Held by one process at a time; `acquire` waits up to `timeout` seconds (forever when
+    negative). The file records its holder's pid, for the message a waiter prints. Any
+    thread may release it (a timer does in the tests), so the lock is not thread-local."""
 
-    def __init__(self, store_dir: Path, timeout: float, poll: float = 0.1):
-        self.path = store_dir / LOCK_FILE
+    def __init__(self, path: Path, timeout: float = -1, poll: float = 0.1):
+        self.path = Path(path)
         self.timeout = timeout
-        self.poll = poll
-        self._fd: int | None = None
+        self._lock = filelock.FileLock(
+            self.path,
+            thread_local=False,
+            poll_interval=poll,
+            fallback_to_soft=False,  # a pid file would outlive a killed holder
+            preserve_lock_file=True,
+            on_acquired=_record_holder,
+        )
+
+    def try_acquire(self) -> bool:
+        return self._acquire(0)
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + self.timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    holder = _read_holder(fd)
-                    os.close(fd)
-                    raise StoreBusyError(
-                        f"{self.path.parent}: another ingest is running{holder}; "
-                        f"waited {self.timeout:g}s (store.lock_timeout)"
-                    ) from None
-                time.sleep(self.poll)
-        # Who holds it, for the message the next writer prints.
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        self._fd = fd
+        if not self._acquire(self.timeout):
+            raise self.busy()
+
+    def busy(self) -> RagcliError:
+        """The error `acquire` raises when the wait ran out."""
+        return RagcliError(f"{self.path}: held by another process{self.holder()}")
+
+    def holder(self) -> str:
+        try:
+            pid = self.path.read_text(encoding="ascii", errors="replace").strip()
+        except OSError:
+            return ""
+        return f" (pid {pid})" if pid.isdigit() else ""
 
     def release(self) -> None:
-        if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
+        self._lock.release(force=True)
 
-    def __enter__(self) -> StoreLock:
+    close = release
+
+    def _acquire(self, timeout: float) -> bool:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._lock.acquire(timeout=timeout)
+        except filelock.Timeout:
+            return False
+        return True
+
+    def __enter__(self) -> FileLock:
         self.acquire()
         return self
 
@@ -70,9 +82,19 @@ class StoreLock:
         self.release()
 
 
-def _read_holder(fd: int) -> str:
-    try:
-        pid = os.pread(fd, 32, 0).decode().strip()
-    except OSError:
-        return ""
-    return f" (pid {pid})" if pid.isdigit() else ""
+class StoreLock(FileLock):
+    """One writer per store: `ingest.lock` in the store directory."""
+
+    def __init__(self, store_dir: Path, timeout: float, poll: float = 0.1):
+        super().__init__(Path(store_dir) / LOCK_FILE, timeout, poll)
+
+    def busy(self) -> RagcliError:
+        return StoreBusyError(
+            f"{self.path.parent}: another ingest is running{self.holder()}; "
+            f"waited {self.timeout:g}s (store.lock_timeout)"
+        )
+
+
+def _record_holder(fd: int) -> None:
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)

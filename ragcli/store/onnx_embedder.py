@@ -7,13 +7,11 @@ sha256, and rebuilt when the weights change. Only the export imports torch.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +19,7 @@ import onnxruntime as ort
 import platformdirs
 from tokenizers import Encoding
 
+from ragcli.atomic import atomic_path
 from ragcli.errors import BackendError, ConfigError
 from ragcli.store.tokenizer import load_tokenizer
 
@@ -159,7 +158,7 @@ def ensure_onnx(
     if not path.exists():
         if on_export is not None:
             on_export(f"Exporting {name} to ONNX (one time, ~20 s)…")
-        with _atomic_path(path) as tmp:
+        with atomic_path(path) as tmp:
             _export(model_dir, tmp)
     return path
 
@@ -177,7 +176,7 @@ def ensure_int8(fp32_path: Path, on_export: Callable[[str], None] | None = None)
             on_export("Quantising the embedding model to int8 (one time, a few seconds)…")
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
-        with _atomic_path(path) as tmp, warnings.catch_warnings():
+        with atomic_path(path) as tmp, warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the quantiser's advice to pre-process first
             quantize_dynamic(
                 fp32_path, tmp, weight_type=QuantType.QInt8, per_channel=True, reduce_range=True
@@ -223,25 +222,9 @@ def _weights_sha256(weights: Path, cache_dir: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     stamps[key] = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": digest.hexdigest()}
-    with _atomic_path(stamps_path) as tmp:
+    with atomic_path(stamps_path) as tmp:
         tmp.write_text(json.dumps(stamps, indent=1))
     return digest.hexdigest()
-
-
-@contextlib.contextmanager
-def _atomic_path(dest: Path) -> Iterator[Path]:
-    """A temp path beside `dest`, renamed onto it only if the block succeeds.
-
-    A killed or failed write leaves at most a stray *.tmp, never a half file at `dest`.
-    """
-    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=dest.name + ".", suffix=".tmp")
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        yield tmp
-        os.replace(tmp, dest)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _export(model_dir: Path, dest: Path) -> None:

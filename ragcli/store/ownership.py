@@ -14,10 +14,11 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ragcli.atomic import write_text_atomically
 from ragcli.errors import ExitCode, RagcliError
+from ragcli.store.collections import OWNERS_COLLECTION
 from ragcli.store.vectors import VectorStore
 
-OWNERS_COLLECTION = "ragcli-ingest-owners"
 STORE_ID_FILE = "store-id"
 
 
@@ -31,7 +32,7 @@ def store_id(store_dir: Path) -> str:
         return path.read_text().strip()
     store_dir.mkdir(parents=True, exist_ok=True)
     new = uuid.uuid4().hex
-    path.write_text(new + "\n")
+    write_text_atomically(path, new + "\n")
     return new
 
 

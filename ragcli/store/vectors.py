@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -16,32 +15,12 @@ from urllib.parse import urlparse
 from ragcli.config import StoreSettings
 from ragcli.errors import ConfigError, RagcliError
 from ragcli.models import ChunkMetadata, RetrievedChunk
+from ragcli.store.collections import check_collection_name, is_internal
 
 # Embeddings a long-lived reader keeps by chunk id (1.5 KB each at 384 dimensions).
 EMBEDDINGS_KEPT = 20_000
 # How long a server collection's count is trusted: another machine's ingest shows within it.
 SERVER_COUNT_SECONDS = 30.0
-COLLECTION_NAME = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$")
-
-
-def set_collection_metadata(
-    target: Any, metadata: dict[str, Any], values: dict[str, Any], drop: str = ""
-) -> None:
-    """Write `values` into a Chroma collection's `metadata`, keeping its other keys (those
-    starting with `drop`, when given, go). Chroma refuses a metadata that names the
-    distance (hnsw:*) again; it keeps it anyway."""
-    prefixes = ("hnsw:", drop) if drop else ("hnsw:",)
-    kept = {k: v for k, v in metadata.items() if not k.startswith(prefixes)}
-    target.modify(metadata={**kept, **values})
-
-
-def check_collection_name(name: str) -> str:
-    if not COLLECTION_NAME.match(name):
-        raise ConfigError(
-            f"collection {name!r}: use 3-512 characters from a-z A-Z 0-9 . _ -, "
-            "starting and ending with a letter or digit"
-        )
-    return name
 
 
 @dataclass(frozen=True)
@@ -164,11 +143,9 @@ class VectorStore:
         return self._collections[name]
 
     def collection_names(self) -> list[str]:
-        """The collections of chunks (not the change log a server keeps beside them)."""
-        from ragcli.store.lexical_log import is_log
-
+        """The collections of chunks (not the store's own, such as a server's change log)."""
         names = (c if isinstance(c, str) else c.name for c in self.client.list_collections())
-        return sorted(name for name in names if not is_log(name))
+        return sorted(name for name in names if not is_internal(name))
 
     def count(self, name: str, fresh: bool = False) -> int:
         """Chunks in the collection. A local store's count is kept while its database file

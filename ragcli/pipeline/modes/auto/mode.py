@@ -3,7 +3,7 @@ modes by the rules in routing.py, and run it. The choice is the run's first step
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ragcli.config import Settings
@@ -15,11 +15,13 @@ from ragcli.pipeline.results import AskResult
 from ragcli.store.retriever import Retriever
 
 
-def run(ctx: RunContext, question: str) -> AskResult:
-    from ragcli.pipeline.modes.registry import MODES  # the registry imports this module
-
+def run(
+    ctx: RunContext, question: str, modes: Mapping[str, Callable[[RunContext, str], AskResult]]
+) -> AskResult:
+    """`modes`: the ones auto picks among, by name; the registry, which lists auto with
+    them, passes its own, so this module needs no import of it."""
     details = decide(ctx, question)
-    result = MODES[details.mode](ctx, question)
+    result = modes[details.mode](ctx, question)
     result.auto_details = details
     return result
 
