@@ -893,10 +893,10 @@ def _write_report(path: Path, traces: list, as_json: bool, to_stderr: bool = Fal
 @app.command()
 def status(as_json: JsonOpt = False, store: StoreOpt = None, config: ConfigOpt = None) -> None:
     """The store, its collections, and the model, embedder and web search in force."""
-    from ragcli import status as report
+    from ragcli import service
     from ragcli.views.status import status_view
 
-    data = report.gather(_settings(config, store))
+    data = service.status(_settings(config, store))
     _print_json(data) if as_json else console.print(status_view(data))
 
 
@@ -973,7 +973,7 @@ def remove(
     from ragcli.views.rm import removal_view
 
     settings = _settings(config, store, {"store.collection": collection})
-    data = service.remove(settings, paths, dry_run, on_export=_export_notice).to_dict()
+    data = service.remove(settings, paths, dry_run).to_dict()
     _print_json(data) if as_json else console.print(removal_view(data))
 
 
@@ -1123,9 +1123,9 @@ def evaluate(
     Given a labelled question file instead, runs each mode on its questions over the
     store and scores answered, limited, missed and declined against the labels, and the
     expected evidence found in the answers."""
-    from ragcli.evaluation.runner import run_eval
-    from ragcli.store.collections import check_collection_name
-    from ragcli.store.retriever import MODES as RETRIEVERS
+    import functools
+
+    from ragcli import service
     from ragcli.views.eval import eval_view
 
     _logging(verbose)
@@ -1134,29 +1134,21 @@ def evaluate(
         return
     if modes:
         raise RagcliError("--mode applies to a question file, not a BEIR dataset", ExitCode.USAGE)
-    chosen = list(dict.fromkeys(retriever or RETRIEVERS))
-    unknown = [r for r in chosen if r not in RETRIEVERS]
-    if unknown:
-        raise RagcliError(
-            f"--retriever {unknown[0]!r}: choose from {', '.join(RETRIEVERS)}", ExitCode.USAGE
-        )
-    if collection:
-        check_collection_name(collection)
-    from ragcli.evaluation import gate
-
-    earlier = gate.load_baseline(baseline) if baseline else None  # checked before the work
     settings = _settings(config, store)
-    if console.is_terminal and not as_json:
-        report = _eval_with_progress(settings, dataset_dir, chosen, split, collection, folds)
-    else:
-        report = run_eval(settings, dataset_dir, chosen, split, collection, folds=folds)
-    data = report.to_dict()
-    verdict = None
-    if earlier is not None and baseline is not None:
-        verdict = gate.compare(data, earlier, tolerance, str(baseline))
-        data["gate"] = verdict.to_dict()
+    run = functools.partial(
+        service.eval_dataset,
+        settings,
+        dataset_dir,
+        retriever,
+        split,
+        collection,
+        folds,
+        baseline=baseline,
+        tolerance=tolerance,
+    )
+    data, passed = _with_eval_progress(run) if console.is_terminal and not as_json else run()
     _print_json(data) if as_json else console.print(eval_view(data))
-    if verdict is not None and not verdict.passed:
+    if not passed:
         raise typer.Exit(int(ExitCode.REGRESSION))
 
 
@@ -1200,17 +1192,10 @@ def _eval_questions(
         console.print(eval_questions_view(report))
 
 
-def _eval_with_progress(
-    settings: "Settings",
-    dataset_dir: Path,
-    retrievers: list[str],
-    split: str,
-    collection: str | None,
-    folds: int | None,
-) -> Any:
+def _with_eval_progress(run: Any) -> Any:
+    """`run(progress=...)` under `ragcli eval DIR`'s bars: the corpus ingest, then each
+    retriever's queries."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from ragcli.evaluation.runner import run_eval
 
     with Progress(
         TextColumn("[bold]{task.description}"),
@@ -1228,9 +1213,7 @@ def _eval_with_progress(
                 tasks[stage] = progress.add_task(label, total=total)
             progress.update(tasks[stage], completed=done, total=total)
 
-        return run_eval(
-            settings, dataset_dir, retrievers, split, collection, progress=update, folds=folds
-        )
+        return run(progress=update)
 
 
 @app.command()
@@ -1250,11 +1233,11 @@ def calibrate(
     config: ConfigOpt = None,
 ) -> None:
     """Fit the extractive relevance calibration on your own labelled questions."""
-    from ragcli.evaluation.labelled import calibrate as run_calibrate
+    from ragcli import service
     from ragcli.views.eval import calibration_view
 
     settings = _settings(config, store, {"store.collection": collection})
-    report = run_calibrate(settings, labelled_file, save=not dry_run)
+    report = service.calibrate(settings, labelled_file, save=not dry_run)
     _print_json(report) if as_json else console.print(calibration_view(report))
 
 

@@ -1,10 +1,12 @@
 """Builds the store's parts from Settings: the embedder, the vector store, the BM25
-indexes, the retriever, the ingest writer, the manifest. The service (the calls front ends
-make) and the evaluation package both build on these, so neither imports the other."""
+indexes, the retriever, the store's writer and the ingest, the manifest. The service (the
+calls front ends make) and the evaluation package both build on these, so neither imports
+the other."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +15,7 @@ from ragcli.errors import ConfigError, EmptyStoreError
 from ragcli.trace.store import TraceStore
 
 if TYPE_CHECKING:
+    from ragcli.ingest.writer import StoreWriter
     from ragcli.models import SearchFilters
     from ragcli.store.filters import Scope
 
@@ -79,14 +82,13 @@ def ingestor(
     emb: Any = None,
     vectors: Any = None,
 ):
-    """The ingest writer; `emb` and `vectors` when the caller has them loaded already."""
+    """The ingest; `emb` and `vectors` when the caller has them loaded already. The
+    caller closes it (its manifest)."""
     from ragcli.ingest import loaders
     from ragcli.ingest.chunker import Chunker
     from ragcli.ingest.parse_pool import default_workers
     from ragcli.ingest.runner import Ingestor
     from ragcli.store.embedder import read_max_seq_length, tokenizer_dir
-    from ragcli.store.lock import StoreLock
-    from ragcli.store.manifest import Manifest
     from ragcli.store.tokenizer import TokenCounter
 
     loaders.configure(loaders.LoadOptions(settings.ingest.ocr, settings.ingest.ocr_languages))
@@ -111,16 +113,40 @@ def ingestor(
 
         claim = partial(claim_collection, vectors, store_dir(settings))
     return Ingestor(
-        vectors,
-        Manifest(store_dir(settings) / "manifest.sqlite"),
+        store_writer(settings, vectors),
         loading.result() if loading else emb,
         chunker,
         qna_collection=settings.tos.qna_collection,
-        lock=StoreLock(store_dir(settings), settings.store.lock_timeout),
         claim=claim,
-        lexical=lexical_indexes(settings),
         workers=settings.ingest.workers or default_workers(),
     )
+
+
+def store_writer(settings: Settings, vectors: Any = None):
+    """The store's writer (ingest/writer.py): no embedder, so a removal loads no model.
+    Unlocked and open: `writing` below holds the lock and closes it."""
+    from ragcli.ingest.writer import StoreWriter
+    from ragcli.store.lock import StoreLock
+    from ragcli.store.manifest import Manifest
+
+    return StoreWriter(
+        vectors or vector_store(settings),
+        Manifest(store_dir(settings) / "manifest.sqlite"),
+        StoreLock(store_dir(settings), settings.store.lock_timeout),
+        lexical_indexes(settings),
+    )
+
+
+@contextmanager
+def writing(settings: Settings, vectors: Any = None) -> Iterator[StoreWriter]:
+    """The store's writer holding the store's lock; the lock released and the manifest
+    closed on every path out, errors included."""
+    writer = store_writer(settings, vectors)
+    try:
+        with writer:
+            yield writer
+    finally:
+        writer.close()
 
 
 def lexical_indexes(settings: Settings):

@@ -79,9 +79,9 @@ def docs_files() -> list[Path]:
 # (The guard matters: ingest's worker processes import this file as their __main__.)
 SHIM = """#!{python}
 import time, types
-import ragcli.pipeline.modes.agentic.steps, ragcli.service, ragcli.trace.recorder
+import ragcli.pipeline.modes.agentic.steps, ragcli.service.asking, ragcli.trace.recorder
 stopped = types.SimpleNamespace(**{{**vars(time), "perf_counter": lambda: 0.0}})
-for module in (ragcli.pipeline.modes.agentic.steps, ragcli.service, ragcli.trace.recorder):
+for module in (ragcli.pipeline.modes.agentic.steps, ragcli.service.asking, ragcli.trace.recorder):
     module.time = stopped
 if __name__ == "__main__":
     from ragcli.cli import main

@@ -162,6 +162,8 @@ RSS_SCRIPT = textwrap.dedent(
     import numpy as np
     from ragcli.ingest.chunker import Chunker
     from ragcli.ingest.runner import Ingestor
+    from ragcli.ingest.writer import StoreWriter
+    from ragcli.store.lock import StoreLock
     from ragcli.store.manifest import Manifest
     from ragcli.store.vectors import VectorStore
 
@@ -184,8 +186,11 @@ RSS_SCRIPT = textwrap.dedent(
             return rng.random((len(texts), 8), dtype=np.float32)
 
     path, store = Path(sys.argv[1]), Path(sys.argv[2])
+    writer = StoreWriter(
+        VectorStore(store), Manifest(store / "manifest.sqlite"), StoreLock(store, 30)
+    )
     ingestor = Ingestor(
-        VectorStore(store), Manifest(store / "manifest.sqlite"), SmallEmbedder(),
+        writer, SmallEmbedder(),
         Chunker(WordCounter(), 512, 32),  # larger chunks: fewer store writes, same memory
     )
     started = time.perf_counter()

@@ -1,7 +1,7 @@
 """`ragcli rm`: turn the paths a user names (files or folders, existing or already deleted)
 into the manifest's files, and remove each one's chunks.
 
-Every removal goes through `Ingestor.remove_file`, the one function that deletes a file's
+Every removal goes through `StoreWriter.remove_file`, the one function that deletes a file's
 chunks from every index it is in (vectors, manifest, and any index added beside them), so
 `rm` and `ingest --prune` can never drift apart."""
 
@@ -56,7 +56,7 @@ def remove_paths(
     remove_file: Callable[[str, str], int] | None = None,
 ) -> Removal:
     """Remove every ingested file at or under `paths` with `remove_file(collection, path)`
-    (`Ingestor.remove_file`); without it, a dry run that only lists them."""
+    (`StoreWriter.remove_file`); without it, a dry run that only lists them."""
     records = match(manifest, collection, paths)
     removal = Removal(collection, dry_run=remove_file is None)
     for record in records:

@@ -1,11 +1,11 @@
-"""The ingest's one write path: documents from any source (files under some paths, a BEIR
-corpus for `ragcli eval`) are journaled, chunked, embedded, stored in every index of chunks
-and committed to the manifest here, and removed here too.
+"""The ingest: documents from any source (files under some paths, a BEIR corpus for
+`ragcli eval`) are journaled, chunked, embedded, and written through the store's writer
+(writer.py) into every index of chunks and the manifest.
 
-Crash safety: one run at a time per store (StoreLock); documents are journaled before their
-chunks are written and the journal is cleared at each checkpoint; a run starts by
-repairing what a killed run left journaled (recovery.py). Crash points (crashpoints.py)
-let tests kill the process between any two writes."""
+Crash safety: one run at a time per store (the writer's StoreLock); documents are
+journaled before their chunks are written and the journal is cleared at each checkpoint;
+a run starts by repairing what a killed run left journaled (recovery.py). Crash points
+(crashpoints.py) let tests kill the process between any two writes."""
 
 from __future__ import annotations
 
@@ -30,10 +30,10 @@ from ragcli.ingest.prefetch import Batches, prefetch
 from ragcli.ingest.recovery import recover
 from ragcli.ingest.reuse import CopiedChunks, find_stored_copy, read_copies
 from ragcli.ingest.windows import Pace, WindowedBatch, embed_texts, finished
+from ragcli.ingest.writer import StoreWriter
 from ragcli.store import embedding_identity
 from ragcli.store.embedder import Embedder
 from ragcli.store.lexical_sync import LexicalIndexes
-from ragcli.store.lock import StoreLock
 from ragcli.store.manifest import FileRecord, Manifest
 from ragcli.store.vectors import VectorStore
 
@@ -114,33 +114,44 @@ def _now() -> str:
 
 
 class Ingestor:
+    """Reads, chunks and embeds documents; every write goes through `writer`."""
+
     def __init__(
         self,
-        store: VectorStore,
-        manifest: Manifest,
+        writer: StoreWriter,
         embedder: Embedder,
         chunker: Chunker,
         qna_collection: str | None = None,
-        lock: StoreLock | None = None,
         claim: Callable[[str], None] | None = None,
-        lexical: LexicalIndexes | None = None,
         workers: int = 1,
     ):
-        self.store = store
-        self.manifest = manifest
+        self.writer = writer
         self.embedder = embedder
         self.chunker = chunker
         self.qna_collection = qna_collection  # Markdown ingested here is read as Q:/A: pairs
-        self.lock = lock
         self.claim = claim  # a shared server: checks this store may ingest the collection
-        self.lexical = lexical  # the BM25 indexes, mirrored chunk for chunk
         self.workers = workers  # processes that parse files (parse_pool.py); 1: none
-        self._dimension_recorded: set[str] = set()  # collections whose record has it
         # Set by Ctrl-C or SIGTERM (cancel.py): the run stops after the write in progress
         # and a write of the files already embedded.
         self.stop = StopFlag()
         self.activity = Activity(embedder)  # what a progress display shows
         self.pace = Pace()  # sizes the windows a batch is embedded in
+
+    # The writer's parts, read by the ingest and by callers that search what it wrote.
+    @property
+    def store(self) -> VectorStore:
+        return self.writer.store
+
+    @property
+    def manifest(self) -> Manifest:
+        return self.writer.manifest
+
+    @property
+    def lexical(self) -> LexicalIndexes | None:
+        return self.writer.lexical
+
+    def close(self) -> None:
+        self.writer.close()
 
     def run(
         self,
@@ -186,9 +197,7 @@ class Ingestor:
         """Bring `collection` in step with `source`; with `prune`, remove what it no longer
         holds. Every ingest, of files or of anything else, writes through here."""
         started = time.perf_counter()  # the report's seconds include any wait for the lock
-        if self.lock is None:
-            return self._write(source, collection, prune, progress, started)
-        with self.lock:
+        with self.writer:
             return self._write(source, collection, prune, progress, started)
 
     def _write(
@@ -209,7 +218,8 @@ class Ingestor:
         has_chunks = stored > 0 or self.store.count(collection) > 0
         embedding_identity.check(self.store, store_dir, collection, self.embedder, has_chunks)
         embedding_identity.record(self.store, store_dir, collection, self.embedder)
-        for repair in recover(self.store, self.manifest, collection, self._delete_chunks, chunk_id):
+        delete = self.writer.delete_chunks
+        for repair in recover(self.store, self.manifest, collection, delete, chunk_id):
             report.recovered.append(asdict(repair))
             report.chunks_removed += repair.chunks_removed
         if self.lexical:  # what other machines logged, or a killed run left unindexed
@@ -244,17 +254,13 @@ class Ingestor:
         gone = self._drop_moved(collection, report, source.gone())
         if prune:
             for key, reason in gone:
-                removed = self.remove_file(collection, key, checkpoint=False)
+                removed = self.writer.remove_file(collection, key, checkpoint=False)
                 report.chunks_removed += removed
                 report.files.append(FileOutcome(key, "removed", reason, removed))
-            self._checkpoint(collection)
+            self.writer.checkpoint(collection)
         else:  # said, so that a deleted file's chunks are not cited on in silence
             report.gone = [key for key, _ in gone]
-        # The BM25 index is derived from Chroma (caught up at the start of every run), so
-        # one save per run is enough: a kill before it costs a catch-up, not data.
-        if self.lexical:
-            self.lexical.verify(collection, self.store)
-            self.lexical.save(collection, self.store)
+        self.writer.save_index(collection, verify=True)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -386,10 +392,10 @@ class Ingestor:
             ids += item_ids
             chunk_texts += [c.text for c in item.chunks]
             metadatas += item_metadatas
-        self._upsert(collection, ids, chunk_texts, vectors, metadatas)
+        self.writer.upsert(collection, ids, chunk_texts, vectors, metadatas)
         self._store_copies(whole, collection, report)
         self._finish_files([(item, item.chunk_count()) for item in pending], collection, report)
-        self._checkpoint(collection)
+        self.writer.checkpoint(collection)
         return len(ids) + sum(self._store_anew(item, collection, report) for item in unread)
 
     def _read_copies(self, items: list[Item], collection: str) -> list[CopiedChunks | None]:
@@ -420,7 +426,7 @@ class Ingestor:
                 for meta, new_id in zip(chunks.metadatas, item_ids, strict=True)
             ]
             report.chunks_reused += total
-        self._upsert(collection, ids, texts, vectors, metadatas, copied_from=origins)
+        self.writer.upsert(collection, ids, texts, vectors, metadatas, copied_from=origins)
 
     def _store_anew(self, item: Item, collection: str, report: IngestReport) -> int:
         """A copied file whose stored chunks proved incomplete (a damaged store, or a
@@ -464,12 +470,12 @@ class Ingestor:
         records = {r.path: r for r in self.manifest.files(collection) if r.path in gone_olds}
         if records:
             # One removal for them all: a Chroma delete costs ~45 ms whatever its size.
-            report.chunks_removed += self.remove_files(collection, sorted(records))
+            report.chunks_removed += self.writer.remove_files(collection, sorted(records))
             report.moved += [
                 {"from": old, "to": gone_olds[old], "chunks": records[old].chunk_count}
                 for old in sorted(records)
             ]
-            self._checkpoint(collection)
+            self.writer.checkpoint(collection)
         return remaining
 
     def _store_streamed(self, item: Item, collection: str, report: IngestReport) -> int:
@@ -497,7 +503,7 @@ class Ingestor:
         ids = [chunk_id(item.key, item.sha256, i) for i in range(start)]
         self.store.update_metadata(collection, ids, {"total_chunks": start})
         self._finish_files([(item, start)], collection, report)
-        self._checkpoint(collection)
+        self.writer.checkpoint(collection)
         return start
 
     def _write_chunks(
@@ -511,31 +517,9 @@ class Ingestor:
     ) -> None:
         """Chunks `start`.. of a file whose version has `total` chunks."""
         ids, metadatas = self._chunk_records(item, chunks, start, total)
-        self._upsert(collection, ids, [c.text for c in chunks], vectors, metadatas)
+        self.writer.upsert(collection, ids, [c.text for c in chunks], vectors, metadatas)
         if ids:
             crash_point("after_upsert")
-
-    def _upsert(
-        self,
-        collection: str,
-        ids: list[str],
-        texts: list[str],
-        vectors,
-        metadatas,
-        copied_from: list[str] | None = None,
-    ):
-        """Chunks into every index; `copied_from`, the ids of stored chunks with the same
-        texts (a copy), whose BM25 tokens are reused."""
-        if not ids:
-            return
-        self.store.upsert(collection, ids, texts, vectors, metadatas)
-        if collection not in self._dimension_recorded:
-            embedding_identity.record_dimension(self.store, collection, len(vectors[0]))
-            self._dimension_recorded.add(collection)
-        if self.lexical and copied_from is not None:
-            self.lexical.copy(collection, ids, copied_from, texts)
-        elif self.lexical:
-            self.lexical.upsert(collection, ids, texts)
 
     def _chunk_records(
         self, item: Item, chunks: list[Chunk], start: int, total: int
@@ -582,7 +566,7 @@ class Ingestor:
             if item.status != "new":
                 where = {"$and": [{"source_file": item.key}, {"file_sha256": {"$ne": item.sha256}}]}
                 stale = self.store.ids_where(collection, where)
-            self._delete_chunks(collection, stale)
+            self.writer.delete_chunks(collection, stale)
             crash_point("after_stale_delete")
             records.append(
                 FileRecord(
@@ -607,34 +591,3 @@ class Ingestor:
             )
         self.manifest.put_many(records)
         crash_point("after_manifest")
-
-    def _delete_chunks(self, collection: str, ids: list[str]) -> None:
-        """The one place chunks leave the store: every index of chunks deletes them here."""
-        self.store.delete(collection, ids=ids)
-        if self.lexical:
-            self.lexical.delete(collection, ids)
-
-    def _checkpoint(self, collection: str) -> None:
-        """Every index of chunks is durable: the journal of the files written so far is
-        cleared. (An index that buffers writes, like a BM25 index, must save here first.)"""
-        crash_point("before_checkpoint")
-        self.manifest.settle(collection)
-
-    def remove_files(self, collection: str, keys: list[str]) -> int:
-        """Several files at once, journaled together; the caller checkpoints."""
-        self.manifest.begin_many(collection, [(key, "") for key in keys])
-        stale = self.store.ids_where(collection, {"source_file": {"$in": keys}})
-        self._delete_chunks(collection, stale)
-        crash_point("after_remove_chunks")
-        self.manifest.remove_many(collection, keys)
-        return len(stale)
-
-    def remove_file(self, collection: str, key: str, checkpoint: bool = True) -> int:
-        self.manifest.begin(collection, key, "")
-        stale = self.store.ids_where(collection, {"source_file": key})
-        self._delete_chunks(collection, stale)
-        crash_point("after_remove_chunks")
-        self.manifest.remove(collection, key)
-        if checkpoint:
-            self._checkpoint(collection)
-        return len(stale)

@@ -9,6 +9,7 @@ import sqlite3
 import threading
 from dataclasses import astuple, dataclass
 from pathlib import Path
+from typing import Any
 
 
 @dataclass
@@ -214,3 +215,25 @@ class Manifest:
     def close(self) -> None:
         with self._lock:
             self.db.close()
+
+
+def collection_summaries(path: Path) -> dict[str, dict[str, Any]]:
+    """Per collection: file count, the latest ingest time and the chunks, read without
+    writing (`ragcli status` never creates or migrates a store); a missing or unreadable
+    manifest has none."""
+    if not path.is_file():
+        return {}
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+    try:
+        rows = db.execute(
+            "SELECT collection, COUNT(*), MAX(ingested_at), SUM(chunk_count) FROM files "
+            "GROUP BY collection"
+        ).fetchall()
+    except sqlite3.Error:
+        return {}
+    finally:
+        db.close()
+    return {
+        name: {"files": files, "last_ingest": last, "manifest_chunks": chunks or 0}
+        for name, files, last, chunks in rows
+    }

@@ -178,6 +178,20 @@ class TraceStore:
             db.close()
         return Trace.from_dict(json.loads(row[0])) if row else None
 
+    def summary(self) -> dict[str, Any]:
+        """How many runs and the latest one's time, read without writing (`ragcli status`
+        never creates or migrates the database); none when it is missing or unreadable."""
+        if not self.path.is_file():
+            return {"runs": 0, "last_run": None}
+        db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=self.busy_timeout)
+        try:
+            runs, last = db.execute("SELECT COUNT(*), MAX(created_at) FROM runs").fetchone()
+        except sqlite3.Error:
+            return {"runs": 0, "last_run": None}
+        finally:
+            db.close()
+        return {"runs": runs, "last_run": last}
+
     def recent(self, limit: int = 20) -> list[dict[str, Any]]:
         if not self.path.exists():
             return []

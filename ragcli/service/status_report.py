@@ -1,65 +1,34 @@
 """What `ragcli status` reports: the store, its collections, and the backends in force.
 
-Reads only: a missing store is reported, never created. Chroma is imported only to count
-chunks; no embedding model is loaded."""
+Reads only: a missing store is reported, never created (the manifest and the trace store
+read their own tables read-only). Chroma is imported only to count chunks; no embedding
+model is loaded."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 from ragcli.config import Settings
+from ragcli.store.manifest import collection_summaries
+from ragcli.wiring import store_dir, trace_store
 
 
 def _redacted(secret: Any) -> str:
     return "set (redacted)" if secret else "not set"
 
 
-def _manifest_files(path: Path) -> dict[str, dict[str, Any]]:
-    """Per collection: file count and the latest ingest time, straight from the manifest."""
-    if not path.is_file():
-        return {}
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
-    try:
-        rows = db.execute(
-            "SELECT collection, COUNT(*), MAX(ingested_at), SUM(chunk_count) FROM files "
-            "GROUP BY collection"
-        ).fetchall()
-    except sqlite3.Error:
-        return {}
-    finally:
-        db.close()
-    return {
-        name: {"files": files, "last_ingest": last, "manifest_chunks": chunks or 0}
-        for name, files, last, chunks in rows
-    }
-
-
-def _chroma_counts(settings: Settings, store_dir: Path) -> tuple[dict[str, int], str | None]:
+def _chroma_counts(settings: Settings, directory: Path) -> tuple[dict[str, int], str | None]:
     """Chunks per collection, or the reason they cannot be counted."""
-    if not settings.store.url and not (store_dir / "chroma").is_dir():
+    if not settings.store.url and not (directory / "chroma").is_dir():
         return {}, None
     try:
         from ragcli.store.vectors import ChromaServer, VectorStore
 
-        store = VectorStore(store_dir, ChromaServer.of(settings.store))
+        store = VectorStore(directory, ChromaServer.of(settings.store))
         return {name: store.count(name) for name in store.collection_names()}, None
     except Exception as exc:  # an unreachable server or a damaged store: say so, go on
         return {}, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-
-
-def _traces(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {"runs": 0, "last_run": None}
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
-    try:
-        runs, last = db.execute("SELECT COUNT(*), MAX(created_at) FROM runs").fetchone()
-    except sqlite3.Error:
-        return {"runs": 0, "last_run": None}
-    finally:
-        db.close()
-    return {"runs": runs, "last_run": last}
 
 
 def _price(settings: Settings, provider: str) -> dict[str, float] | None:
@@ -69,13 +38,12 @@ def _price(settings: Settings, provider: str) -> dict[str, float] | None:
     return price.model_dump() if price else None
 
 
-def gather(settings: Settings) -> dict[str, Any]:
+def status(settings: Settings) -> dict[str, Any]:
     from ragcli.llm import chosen_provider
-    from ragcli.service import store_dir
     from ragcli.web import chosen_web
 
     directory = store_dir(settings)
-    files = _manifest_files(directory / "manifest.sqlite")
+    files = collection_summaries(directory / "manifest.sqlite")
     chunks, chroma_error = _chroma_counts(settings, directory)
     collections = [
         {
@@ -117,5 +85,5 @@ def gather(settings: Settings) -> dict[str, Any]:
             "base_url": settings.web.base_url,
             "api_key": _redacted(settings.web.api_key),
         },
-        "traces": _traces(directory / "traces.sqlite"),
+        "traces": trace_store(settings).summary(),
     }

@@ -1,0 +1,89 @@
+"""`ragcli eval` and `ragcli calibrate` for the front ends: the evaluation package run over
+the store, with the checks of their arguments done before any work."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ragcli.config import Settings
+from ragcli.errors import ConfigError, ExitCode, RagcliError
+from ragcli.pipeline.results import AskResult
+from ragcli.service.asking import ask
+from ragcli.service.resources import Resources
+
+
+def eval_questions(
+    settings: Settings,
+    path: Path,
+    modes: list[str],
+    progress: Callable[[str, int, int], None] | None = None,
+):
+    """`ragcli eval QUESTIONS.yaml`: every mode in `modes` on each labelled question, over
+    the store as it is, with the store and model loaded once."""
+    from ragcli.evaluation.questions import evaluate, load_questions
+    from ragcli.llm import chosen_provider
+    from ragcli.pipeline.modes.registry import runnable
+
+    known = runnable()
+    unknown = [m for m in modes if m not in known]
+    if unknown:
+        raise ConfigError(f"--mode {unknown[0]!r}: choose one of {', '.join(known)}")
+    load_questions(path)  # a malformed file fails before the store and model load
+    resources = Resources(settings)
+
+    def run(question: str, mode: str) -> tuple[AskResult, float]:
+        started = time.perf_counter()
+        result = ask(settings, question, mode, resources=resources)
+        return result, time.perf_counter() - started
+
+    return evaluate(path, modes, run, chosen_provider(settings), progress)
+
+
+def eval_dataset(
+    settings: Settings,
+    dataset_dir: Path,
+    retrievers: list[str] | None = None,
+    split: str = "test",
+    collection: str | None = None,
+    folds: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    baseline: Path | None = None,
+    tolerance: float = 0.01,
+) -> tuple[dict[str, Any], bool]:
+    """`ragcli eval DIR`: the retrievers (default all) scored on a BEIR dataset; with
+    `baseline`, gated against it. Returns the report (with its "gate") and whether it
+    passed (True without a baseline)."""
+    from ragcli.evaluation import gate
+    from ragcli.evaluation.runner import run_eval
+    from ragcli.store.collections import check_collection_name
+    from ragcli.store.retriever import MODES
+
+    chosen = list(dict.fromkeys(retrievers or MODES))
+    unknown = [r for r in chosen if r not in MODES]
+    if unknown:
+        raise RagcliError(
+            f"--retriever {unknown[0]!r}: choose from {', '.join(MODES)}", ExitCode.USAGE
+        )
+    if collection:
+        check_collection_name(collection)
+    earlier = gate.load_baseline(baseline) if baseline else None  # checked before the work
+    report = run_eval(
+        settings, dataset_dir, chosen, split, collection, progress=progress, folds=folds
+    )
+    data = report.to_dict()
+    if earlier is None or baseline is None:
+        return data, True
+    verdict = gate.compare(data, earlier, tolerance, str(baseline))
+    data["gate"] = verdict.to_dict()
+    return data, verdict.passed
+
+
+def calibrate(settings: Settings, labelled_file: Path, save: bool = True) -> dict[str, Any]:
+    """`ragcli calibrate`: the extractive relevance calibration fitted on labelled
+    questions over the store's collection; saved in the store unless `save` is False."""
+    from ragcli.evaluation.labelled import calibrate as fit_calibration
+
+    return fit_calibration(settings, labelled_file, save=save)
