@@ -307,7 +307,7 @@ QUESTIONS = (
 
 def answer_of(content: dict) -> tuple:
     """What an ask answered, without what differs between runs (the trace id, timings)."""
-    sources = [(s["file"], s.get("heading"), s.get("page")) for s in content["sources"]]
+    sources = [(s["metadata"]["chunk_id"], s["score"]) for s in content["sources"]]
     return content["answer"], content["answer_type"], sources
 
 
