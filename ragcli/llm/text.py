@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-# A word as written (case kept), to show or compare text; a term is ragcli/terms.py's.
-WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'_-]*")
+from ragcli.terms import WORD
+
 CITATION = re.compile(r"\s*\[(\d+)\]")
 
 
