@@ -295,6 +295,45 @@ def test_twenty_concurrent_asks_over_http_while_an_ingest_runs(sample_store, tmp
         asyncio.run(after())
 
 
+QUESTIONS = (
+    QUESTION,
+    "How do I restore a backup?",
+    "Which port does live sync use?",
+    "When do scheduled backups run?",
+    "What is the web port?",
+    "Can I get a refund on a monthly plan?",
+)
+
+
+def answer_of(content: dict) -> tuple:
+    """What an ask answered, without what differs between runs (the trace id, timings)."""
+    sources = [(s["metadata"]["chunk_id"], s["score"]) for s in content["sources"]]
+    return content["answer"], content["answer_type"], sources
+
+
+def test_concurrent_asks_answer_as_sequential_ones_do(sample_store, tmp_path):
+    """Asks in parallel share the server's warm resources (BM25 indexes, stemming, the
+    embedder) across threads; each must answer as it does alone."""
+    with HttpServer(sample_store, tmp_path) as srv:
+
+        async def one_ask(question: str) -> tuple:
+            async with http_client(srv.url) as client:
+                answered = await client.call_tool("ask", {"question": question})
+                assert not answered.is_error, answered.content[0].text
+                return answer_of(answered.structured_content)
+
+        async def one_at_a_time() -> list[tuple]:
+            return [await one_ask(q) for q in QUESTIONS]
+
+        async def in_parallel() -> list[tuple]:
+            return list(await asyncio.gather(*(one_ask(q) for q in QUESTIONS * 3)))
+
+        sequential = asyncio.run(one_at_a_time())
+        concurrent = asyncio.run(in_parallel())
+    assert all(answer for answer, _, _ in sequential)
+    assert concurrent == sequential * 3
+
+
 def wait_for_first_batch(store: Path, ingest: subprocess.Popen) -> None:
     """Until the ingest has stored some of its files (rows in the manifest)."""
     deadline = time.monotonic() + 120

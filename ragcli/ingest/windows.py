@@ -9,9 +9,8 @@ sized to about WINDOW_SECONDS of embedding at the pace so far, the files of ever
 finished window are known: at a stop the runner writes them, and the stop loses at most
 the window in progress. (A remote embedder, with a window per request, fits the same.)
 
-The price: a smaller window pads its embedding sub-batches a little more (measured on
-long Markdown, tokens run over tokens of text: 1.023 in one 1024-chunk call, 1.065 in
-windows of 128, 1.080 of 64). A fast machine gets windows up to the whole batch."""
+The price: a smaller window pads its embedding sub-batches a little more (the figures:
+docs/reliability.md). A fast machine gets windows up to the whole batch."""
 
 from __future__ import annotations
 

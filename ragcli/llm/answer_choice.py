@@ -38,7 +38,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
-from ragcli.llm.text import stems, terms
+from ragcli.terms import stems, terms
 
 FEATURES = (
     "relevance",

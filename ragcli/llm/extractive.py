@@ -25,14 +25,12 @@ from ragcli.llm.segment import UnitKind, units
 from ragcli.llm.subject import with_heading
 from ragcli.llm.table_rows import named_rows
 from ragcli.llm.text import (
-    STOPWORDS,
     WORD,
     cited_numbers,
     normalise,
     sentences,
     strip_citations,
     term_coverage,
-    terms,
 )
 from ragcli.models import (
     ChunkGrade,
@@ -46,6 +44,8 @@ from ragcli.models import (
     heading_line,
 )
 from ragcli.store.embedder import Embedder
+from ragcli.terms import terms
+from ragcli.words import STOPWORDS
 
 NO_ANSWER = "The retrieved documents do not appear to answer this question."
 NO_ANSWER_PART = "The retrieved documents do not appear to answer this part."
@@ -54,20 +54,13 @@ DUPLICATE_COSINE = 0.92
 # An answer sentence this close to a source sentence is taken as supported by it.
 SUPPORT_COSINE = 0.85
 # Sentences whose answer score reaches this share of the best one's are quoted with it,
-# until the ask is covered (below). 0.6 until 2026-11-26 (Rhine article: 0.883 at 332
-# characters at 0.6, 0.900 at 371 at 0.55; the Typer how-to figures are the same).
+# until the ask is covered (below); lower shares quote more of what the cut lost, at more
+# characters (the figures: docs/offline-backend.md, "Why the constants are what they are").
 KEEP_SHARE = 0.55
 # The answer stops once its sentences very probably hold the answer: the chance that none
 # does (the product of 1 - each one's answer score) falls below 1 - COVERED. A how-to
 # question's sentences name many identifiers, so one rarely settles it: it goes on longer.
-# Measured with scripts/fit_answers.py --dump on its labelled sets (2026-11-25): the Rhine
-# article's gold answer is in 0.872 of answers at a median of 321 characters (0.845 at 232
-# with the share at 0.75 and no stop); Typer how-to questions name the solution in 20 of
-# 28 at 451 characters (18 at 360 with 0.999, 21 at 650 filling llm.answer_max_chars).
-# After the refit of 2026-11-26 (a query's question words no longer its BM25 terms), the
-# Rhine article is at 0.900 at 371 end to end (scripts/answer_benchmark.py). A stop at 0.97
-# gives 0.900 at 362, but ends "Which costs more, the lamp or the chair?" after the chair's
-# price and the lamp's warranty row, before the lamp's price.
+# A lower stop ends a comparison after one of its two sides (docs/offline-backend.md).
 COVERED: dict[str, float] = {"instruction": 0.9999}
 COVERED_FACT = 0.98
 # Relevance of the sentence, of the one before it and of its heading: one must reach
@@ -79,19 +72,15 @@ TEMPLATE_DIRECTIVE = re.compile(r"^\s*\{([*%{]).*[*%}]\}\s*$", re.S)
 FENCE = re.compile(r"^\s*(?:```|~~~)")
 ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 # Embedding the sentences is most of a warm offline answer's time, so only this many are
-# scored: those sharing the most (idf-weighted) terms with the question. On the labelled
-# sets of scripts/fit_answers.py (technical pages, the sample corpus, the Rhine article;
-# 28 sentences per question on average), the 16 with the highest coverage hold the
-# sentence the full scoring puts first for 12/12, 47/50 and 286/290 questions (20 would
-# give 12, 49 and 288 for a quarter more embedding).
+# scored: those sharing the most (idf-weighted) terms with the question, which nearly
+# always hold the sentence the full scoring puts first (docs/offline-backend.md).
 SCORED_SENTENCES = 16
 # Before declining, the best-scored sentences are looked at clause by clause: a sentence
 # listing several things ("three bodies of water: the Obersee ("upper lake"), the Untersee
 # ...") is far, as a whole, from a question about one of them.
 # A clause is short, and a short text comes close to a short question easily: it must
-# reach the ambiguous band, not llm.answer_min_relevance. On the SQuAD Rhine article
-# (2026-11-26) 2 more of 290 answers hold the gold answer, and 1 more of 208 unanswerable
-# questions is answered; at 0.2, 3 more and 8 more.
+# reach the ambiguous band, not llm.answer_min_relevance (lower, it answers unanswerable
+# questions; docs/offline-backend.md).
 CLAUSE = re.compile(r"[,;:]\s+")
 CLAUSES_LOOKED_AT = 5
 CLAUSE_MIN_RELEVANCE = 0.4

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import re
 
-from ragcli.llm.text import STOPWORDS, WORD, terms
+from ragcli.llm.text import WORD
 from ragcli.models import PriorTurn, Standalone
+from ragcli.terms import terms
+from ragcli.words import STOPWORDS
 
 # Words that point back at something said before.
 ANAPHORS = frozenset(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ragcli.llm.text import stems, terms
+from ragcli.terms import stems, terms
 
 # The fields of a loader's row (`name: value; name: value`) or the cells of a Markdown row.
 FIELD_SEPARATOR = "; "

@@ -1,13 +1,12 @@
-"""Small text helpers shared by the backends: sentences, content terms, citations."""
+"""Small text helpers shared by the backends: sentences, citations, term coverage. A text's
+terms are ragcli/terms.py's, the BM25 index's tokenizer."""
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-from ragcli.words import STOPWORDS
+from ragcli.terms import WORD
 
-WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'_-]*")
 CITATION = re.compile(r"\s*\[(\d+)\]")
 
 
@@ -17,25 +16,6 @@ def sentences(text: str) -> list[str]:
     from ragcli.llm.segment import sentence_texts
 
     return sentence_texts(text)
-
-
-@lru_cache(maxsize=1)
-def _stemmer():
-    import Stemmer
-
-    return Stemmer.Stemmer("english")
-
-
-def terms(text: str) -> list[str]:
-    """Stemmed content words, in order."""
-    words = [w.lower() for w in WORD.findall(text)]
-    content = [w for w in words if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
-    return _stemmer().stemWords(content)
-
-
-def stems(text: str) -> list[str]:
-    """Stemmed words, in order, stopwords kept (a name's "of" and "IT" are part of it)."""
-    return _stemmer().stemWords([w.lower() for w in WORD.findall(text)])
 
 
 def term_coverage(query_terms: set[str], text_terms: set[str]) -> float:

@@ -32,8 +32,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from ragcli.llm.text import WORD, normalise, sentences, terms
+from ragcli.llm.text import WORD, normalise, sentences
 from ragcli.models import Record, RetrievedChunk
+from ragcli.terms import terms
 
 if TYPE_CHECKING:  # numpy loads with the embedder, not with the models that name it
     import numpy as np

@@ -23,8 +23,9 @@ save() writes a new generation into a temporary directory, fsyncs it, renames it
 and then swaps CURRENT, so a process killed at any moment leaves the previous snapshot live.
 One writer per collection at a time; readers may run concurrently with it. A long-lived
 reader (the MCP server) calls refresh() to move to the generation another process saved.
-One index object may be shared by threads: a lock serialises its use (the stemmer is not
-thread-safe, and a refresh swaps the matrix and its ids together).
+One index object may be shared by threads: a lock serialises its use (a refresh swaps the
+matrix and its ids together). Texts become tokens in ragcli/terms.py, which the offline
+answers' terms share.
 """
 
 from __future__ import annotations
@@ -35,18 +36,18 @@ import shutil
 import tempfile
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import bm25s
 import numpy as np
-import Stemmer
 
 from ragcli.atomic import write_text_atomically
 from ragcli.store.lexical_delta import Delta, Statistics
 from ragcli.store.string_table import StringColumn, StringLookup
-from ragcli.words import STOPWORDS
+from ragcli.terms import index_terms
+from ragcli.words import INDEX_STOPWORDS, QUERY_STOPWORDS
 
 FORMAT_VERSION = 2
 READABLE_FORMATS = (1, 2)  # 1: ids in meta.json, tokens.json, terms in bm25s's vocabulary
@@ -57,14 +58,6 @@ _OWN_FILES = ("meta.json", "delta.json")  # a generation's own; the rest is the 
 
 
 TOKEN_CACHE_SIZE = 50_000  # texts whose tokens are kept (a few MB)
-# Words that relate things ("price per seat", "sign up", "before the upgrade"): a query
-# keeps them, though they are stopwords when only content is compared.
-RELATIONS = frozenset(
-    """per up down out off over under before after above below between against during
-    without within through until upon further""".split()
-)
-# A query's function words, dropped from its terms: question words and auxiliaries too.
-QUERY_STOPWORDS = sorted((STOPWORDS - RELATIONS) | set(bm25s.stopwords.STOPWORDS_EN))
 
 
 class Lookup(Protocol):
@@ -81,9 +74,8 @@ class LexicalIndex:
         self.directory = Path(directory)
         self._k1 = k1
         self._b = b
-        self._stemmer = Stemmer.Stemmer("english")  # not thread-safe: one per index object
-        # Tokens of texts scored one at a time (answer sentences, queries): bm25s sets up a
-        # progress bar per call, which costs more than tokenizing a sentence.
+        # Tokens of texts scored one at a time (answer sentences, queries), and of a batch
+        # primed ahead of them.
         self._token_cache: dict[str, list[str]] = {}
         self._query_cache: dict[str, list[str]] = {}  # a query's content terms
         self._lock = threading.RLock()
@@ -365,15 +357,10 @@ class LexicalIndex:
             self._token_cache.clear()
         self._token_cache.update(zip(texts, tokens, strict=True))
 
-    def _tokenize(self, texts: list[str], stopwords: Sequence[str] = "en") -> list[list[str]]:
-        return bm25s.tokenize(
-            texts,
-            lower=True,
-            stopwords=stopwords,
-            stemmer=self._stemmer,
-            return_ids=False,
-            show_progress=False,
-        )
+    def _tokenize(
+        self, texts: list[str], stopwords: Collection[str] = INDEX_STOPWORDS
+    ) -> list[list[str]]:
+        return index_terms(texts, stopwords)
 
     def _live_name(self) -> str | None:
         try:

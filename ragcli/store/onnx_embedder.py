@@ -127,8 +127,7 @@ def _make_session(path: Path) -> ort.InferenceSession:
     options = ort.SessionOptions()
     options.intra_op_num_threads = _cpu_count()
     # Idle threads sleep rather than spin: during an ingest the parsing (and any other
-    # process) shares these cores, and spinning threads burned their time. SciFact 500
-    # (924 chunks), ingest's CPU seconds under load: 118 spinning, 87 not (issue 40).
+    # process) shares these cores, and spinning threads burned their time (docs/performance.md).
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # Measured: every optimisation level is within noise (the exporter already folds
     # constants) and all build the session in ~0.2 s, so keep the default, ENABLE_ALL.
@@ -168,8 +167,7 @@ def ensure_int8(fp32_path: Path, on_export: Callable[[str], None] | None = None)
     quantiser: weights stored as int8, activations quantised per batch at run time),
     cached beside it under the same key. Per-channel scales and 7-bit weights: on CPUs
     without VNNI the 8-bit product can saturate, and per-tensor scales lose too much
-    (measured on 200 SciFact abstracts: mean cosine to fp32 0.936 per tensor, 0.993 per
-    channel with the reduced range)."""
+    (docs/performance.md has the figures)."""
     path = fp32_path.with_name(fp32_path.stem + f"-int8v{INT8_VERSION}.onnx")
     if not path.exists():
         if on_export is not None:
