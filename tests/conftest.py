@@ -9,10 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragcli import service
-from ragcli.config import Settings, load_settings
-
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "sample_corpus"
+from tests.support.common import SAMPLE, settings_for
 
 
 @pytest.fixture(autouse=True)
@@ -28,12 +25,6 @@ def isolated(tmp_path_factory, monkeypatch):
         if name.startswith("RAGCLI_"):
             monkeypatch.delenv(name, raising=False)
     return work
-
-
-def settings_for(store: Path, **overrides) -> Settings:
-    values = {"store.path": str(store)}
-    values.update(overrides)
-    return load_settings(None, values, environ={})
 
 
 @pytest.fixture(scope="session")
@@ -53,12 +44,3 @@ def sample_store(sample_store_master, tmp_path) -> Path:
     store = tmp_path / "store"
     shutil.copytree(sample_store_master, store)
     return store
-
-
-def quoted_in(quote: str, source: str) -> bool:
-    """`quote`, a piece of an offline answer, is text of `source` (hard wraps undone). A
-    Markdown table row is quoted as a list item (`- a | b`) of the source's `| a | b |`."""
-    quote, source = " ".join(quote.split()), " ".join(source.split())
-    if quote.startswith("- ") and " | " in quote:
-        return f"| {quote[2:]} |" in source or quote in source
-    return quote in source

@@ -16,8 +16,8 @@ from ragcli.cli import app
 from ragcli.llm.citations import citation_label, merge_sources
 from ragcli.llm.extractive import ExtractiveBackend
 from ragcli.models import ChunkMetadata, RetrievedChunk, SubAnswer
-from tests.conftest import quoted_in, settings_for
-from tests.stubs import Fault, OpenAIStub
+from tests.support.common import quoted_in, settings_for
+from tests.support.stubs import Fault, OpenAIStub
 
 LABELLED = yaml.safe_load((Path(__file__).parent / "data" / "labelled_questions.yaml").read_text())
 SOURCE_BLOCK = re.compile(r'<source id="(\d+)" from="[^"]*">\n(.*?)\n</source>', re.DOTALL)

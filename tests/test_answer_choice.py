@@ -15,7 +15,7 @@ from ragcli.evaluation.squad import contains_answer
 from ragcli.ingest.loaders.markup import html_sections
 from ragcli.llm.answer_choice import FEATURES, bundled, question_kind
 from ragcli.llm.segment import units
-from tests.conftest import settings_for
+from tests.support.common import settings_for
 
 DATA = Path(__file__).parent / "data"
 

@@ -16,8 +16,8 @@ from ragcli.errors import ConfigError
 from ragcli.llm import make_llm
 from ragcli.pipeline.modes.auto.mode import measure, question_kind
 from ragcli.pipeline.modes.auto.routing import Signals, choose
-from tests.conftest import settings_for
-from tests.storecheck import cli_env, ragcli
+from tests.support.common import settings_for
+from tests.support.storecheck import cli_env, ragcli
 
 LABELLED = Path(__file__).parent / "data" / "auto_routing.yaml"
 # Measured 39 of 41 (0.95) when the rules were written; the two misses are named below.

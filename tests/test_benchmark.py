@@ -9,8 +9,8 @@ import tempfile
 import pytest
 
 from ragcli.pipeline.modes.registry import MODES
-from tests.conftest import ROOT
-from tests.stubs import OpenAIStub
+from tests.support.common import ROOT
+from tests.support.stubs import OpenAIStub
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import benchmark  # noqa: E402

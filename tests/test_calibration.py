@@ -21,7 +21,7 @@ from ragcli.llm.calibration import (
     fit,
     precision_recall,
 )
-from tests.conftest import settings_for
+from tests.support.common import settings_for
 
 runner = CliRunner()
 

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from ragcli.cli import app
 from ragcli.ingest.runner import chunk_id
-from tests.storecheck import cli_env, ragcli
+from tests.support.storecheck import cli_env, ragcli
 
 runner = CliRunner()
 QUESTION = "How long can I get a refund for an annual plan?"
@@ -136,7 +136,7 @@ def test_every_machine_sees_what_built_a_shared_collection(chroma_url, tmp_path)
 
 
 def test_a_killed_ingest_against_a_server_is_repaired(chroma_url, tmp_path):
-    from tests.test_crash_recovery import make_corpus, write_doc
+    from tests.support.corpus import make_corpus, write_doc
 
     docs = tmp_path / "docs"
     make_corpus(docs, [1, 2, 3])

@@ -1,11 +1,10 @@
 import json
-import subprocess
-import sys
 
 from typer.testing import CliRunner
 
 from ragcli.cli import app
-from tests.conftest import SAMPLE
+from tests.support.common import SAMPLE
+from tests.support.imports import HEAVY, cli_imports
 
 runner = CliRunner()
 
@@ -77,18 +76,10 @@ def test_bad_mode_and_bad_path_are_usage_errors(tmp_path):
 
 
 def test_light_commands_do_not_import_heavy_libraries(tmp_path):
-    heavy = ("torch", "sentence_transformers", "chromadb")
+    heavy = (*HEAVY, "chromadb")
     for args in (["--help"], ["config"], ["trace", "--store", str(tmp_path)]):
-        code = (
-            f"import sys; sys.argv = ['ragcli', *{args!r}]\n"
-            "from ragcli.cli import app\n"
-            "try:\n    app()\nexcept SystemExit:\n    pass\n"
-            f"print(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r}))"
-        )
-        out = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path
-        )
-        assert out.stdout.strip().splitlines()[-1] == "[]", (args, out.stdout[-300:])
+        run = cli_imports(*args, heavy=heavy, cwd=tmp_path)
+        assert run.heavy == [], (args, run.stdout[-300:], run.stderr[-300:])
 
 
 def test_sample_corpus_exists_with_every_file_type():

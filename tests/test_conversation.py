@@ -17,8 +17,8 @@ from ragcli.models import PriorTurn
 from ragcli.pipeline.conversation import Conversation, bounded
 from ragcli.trace.recorder import Trace
 from ragcli.trace.store import SCHEMA_VERSION, TraceStore
-from tests.conftest import settings_for
-from tests.stubs import OpenAIStub
+from tests.support.common import settings_for
+from tests.support.stubs import OpenAIStub
 
 runner = CliRunner()
 FIRST = "How long do I have to get a refund on an annual plan?"

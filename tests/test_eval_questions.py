@@ -10,8 +10,8 @@ import pytest
 from ragcli.errors import ConfigError
 from ragcli.evaluation.questions import LabelledQuestion, load_questions, score
 from ragcli.models import QuestionOutcome
-from tests.conftest import ROOT
-from tests.storecheck import cli_env, ragcli
+from tests.support.common import ROOT
+from tests.support.storecheck import cli_env, ragcli
 
 QUESTIONS = """\
 - question: How long do deleted files stay in the trash?

@@ -14,7 +14,7 @@ import pytest
 
 from ragcli.store.lexical import LexicalIndex
 from ragcli.store.lexical_sync import lexical_dir
-from tests.storecheck import assert_consistent, cli_env, ragcli, store_state
+from tests.support.storecheck import assert_consistent, cli_env, ragcli, store_state
 
 COLLECTION = "eval-tiny"
 # Batches of three chunks, so a run journals, writes and checkpoints several times.

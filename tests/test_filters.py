@@ -17,7 +17,7 @@ from ragcli.models import SearchFilters
 from ragcli.store.filters import make_filters, parse_since, resolve
 from ragcli.store.lexical import LexicalIndex
 from ragcli.store.manifest import FileRecord
-from tests.conftest import settings_for
+from tests.support.common import settings_for
 
 runner = CliRunner()
 # The sample corpus answers this from Markdown; its one PDF (admin_guide.pdf) also

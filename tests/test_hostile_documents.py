@@ -14,8 +14,8 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from tests import office_files as make
-from tests.storecheck import ROOT, cli_env, ragcli, store_state
+from tests.support import office_files as make
+from tests.support.storecheck import ROOT, cli_env, ragcli, store_state
 
 
 def png_header_only(path: Path, width: int, height: int) -> None:

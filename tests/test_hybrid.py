@@ -12,7 +12,7 @@ from ragcli.store.fusion import weighted_score_fusion
 from ragcli.store.lexical import LexicalIndex
 from ragcli.store.lexical_sync import lexical_dir
 from ragcli.store.retriever import Retriever
-from tests.conftest import SAMPLE, settings_for
+from tests.support.common import SAMPLE, settings_for
 
 
 def lexical_sources(ingestor, collection="docs") -> dict[str, set[str]]:
@@ -262,7 +262,7 @@ def test_an_ingest_killed_before_its_bm25_save_is_caught_up_even_at_equal_counts
     save (a file changed, the chunk count unchanged) is caught up from its UNSAVED mark."""
     import signal
 
-    from tests.storecheck import cli_env, ragcli
+    from tests.support.storecheck import cli_env, ragcli
 
     docs = tmp_path / "docs"
     docs.mkdir()

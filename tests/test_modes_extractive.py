@@ -15,8 +15,8 @@ from ragcli.pipeline.context import RunContext
 from ragcli.pipeline.modes.crag import steps as crag_steps
 from ragcli.store.retriever import Retriever
 from ragcli.trace.recorder import Trace
-from tests.conftest import settings_for
-from tests.stubs import TavilyStub, WebHit
+from tests.support.common import settings_for
+from tests.support.stubs import TavilyStub, WebHit
 
 LABELLED = yaml.safe_load((Path(__file__).parent / "data" / "labelled_questions.yaml").read_text())
 ANSWERABLE = "Which port do the desktop apps use for their live sync connection?"

@@ -13,8 +13,8 @@ import pytest
 
 from ragcli import service
 from ragcli.trace import spans as otel_spans
-from tests.conftest import ROOT, settings_for
-from tests.phoenix_server import PHOENIX, spans, start_phoenix
+from tests.support.common import ROOT, settings_for
+from tests.support.phoenix_server import PHOENIX, spans, start_phoenix
 
 pytestmark = pytest.mark.skipif(
     not PHOENIX.exists(), reason="run scripts/install_phoenix.sh (scripts/test.sh does)"

@@ -8,7 +8,7 @@ import multiprocessing
 
 from ragcli import service
 from ragcli.ingest import parse_pool
-from tests.conftest import settings_for
+from tests.support.common import settings_for
 
 
 def chunks_by_file(settings) -> dict[str, list[str]]:

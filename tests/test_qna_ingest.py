@@ -13,7 +13,7 @@ import pytest
 from ragcli import service
 from ragcli.ingest.loaders import LoadError
 from ragcli.ingest.qna import load_qna, qna_format
-from tests.conftest import SAMPLE, settings_for
+from tests.support.common import SAMPLE, settings_for
 
 PAIRS = [
     ("How do I get a refund?", "Write to billing within 30 days."),

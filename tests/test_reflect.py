@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 
 from ragcli import service
 from ragcli.cli import app
-from tests.stubs import OpenAIStub, TavilyStub
-from tests.test_crag import HITS, QUESTION, grades, settings_with, steps_named
+from tests.support.crag import HITS, QUESTION, grades, settings_with, steps_named
+from tests.support.stubs import OpenAIStub, TavilyStub
 
 
 def verdict(score: float, grounded: bool = True, regenerate: bool | None = None, reason: str = ""):

@@ -9,7 +9,7 @@ import json
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from tests.support.common import ROOT
 
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda".split()
 

@@ -16,9 +16,9 @@ from ragcli.cli import app
 from ragcli.pipeline.modes import AUTO, MODE_NAMES
 from ragcli.pipeline.results import AskResult, json_schema
 from ragcli.trace.recorder import Trace
-from tests.conftest import settings_for
-from tests.stubs import OpenAIStub, TavilyStub
-from tests.test_crag import HITS, QUESTION, grades, settings_with
+from tests.support.common import settings_for
+from tests.support.crag import HITS, QUESTION, grades, settings_with
+from tests.support.stubs import OpenAIStub, TavilyStub
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = ROOT / "docs" / "ask-result.schema.json"

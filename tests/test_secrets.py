@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.storecheck import cli_env, ragcli
-from tests.stubs import Fault, OpenAIStub
+from tests.support.storecheck import cli_env, ragcli
+from tests.support.stubs import Fault, OpenAIStub
 
 OPENAI_KEY = "sk-test-SECRET-6f1d2c9e8b7a"
 TAVILY_KEY = "tvly-SECRET-0a9b8c7d6e5f"

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from ragcli.llm.segment import units
-from tests.storecheck import cli_env, ragcli
+from tests.support.storecheck import cli_env, ragcli
 
 ANSWERS = Path(__file__).parent / "data" / "answers"
 

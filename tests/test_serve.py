@@ -27,8 +27,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from ragcli.pipeline.modes.registry import runnable
 from ragcli.pipeline.results import json_schema
 from ragcli.serve.tools import ModeName
-from tests.conftest import SAMPLE
-from tests.storecheck import cli_env, ragcli
+from tests.support.common import SAMPLE
+from tests.support.storecheck import cli_env, ragcli
 
 MODES = runnable()
 QUESTION = "How long is the refund window for annual plans?"

@@ -14,8 +14,8 @@ import pytest
 from ragcli import service
 from ragcli.pipeline.staleness import stale_sources
 from ragcli.store.manifest import Manifest
-from tests.conftest import settings_for
-from tests.storecheck import cli_env, ragcli
+from tests.support.common import settings_for
+from tests.support.storecheck import cli_env, ragcli
 
 BACKUPS = "# Backups\n\nNightly backups are kept for thirty days and restored with dw restore.\n"
 BILLING = "# Billing\n\nInvoices are sent on the first day of each month by email.\n"

@@ -7,8 +7,8 @@ import yaml
 
 from ragcli import service
 from ragcli.llm.extractive import NO_ANSWER
-from tests.conftest import quoted_in, settings_for
-from tests.stubs import OpenAIStub
+from tests.support.common import quoted_in, settings_for
+from tests.support.stubs import OpenAIStub
 
 LABELLED = yaml.safe_load((Path(__file__).parent / "data" / "labelled_questions.yaml").read_text())
 

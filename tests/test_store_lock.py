@@ -8,11 +8,14 @@ import subprocess
 import sys
 import threading
 import time
+from types import SimpleNamespace
 
 from ragcli.errors import ExitCode
+from ragcli.store import lock as lock_module
 from ragcli.store.lock import StoreLock
-from tests.storecheck import assert_consistent, cli_env, ragcli, store_state
-from tests.test_crash_recovery import make_corpus
+from tests.support.corpus import make_corpus
+from tests.support.embedders import counting_ingestor
+from tests.support.storecheck import assert_consistent, cli_env, ragcli, store_state
 
 
 def test_second_ingest_exits_with_a_clear_message_when_the_wait_runs_out(tmp_path):
@@ -40,16 +43,34 @@ def test_second_ingest_exits_with_a_clear_message_when_the_wait_runs_out(tmp_pat
     assert db.execute("SELECT count(*) FROM files").fetchone() == (0,)  # nothing was done
 
 
-def test_second_ingest_waits_for_the_lock_then_runs(tmp_path):
+def test_second_ingest_waits_for_the_lock_then_runs(tmp_path, monkeypatch):
+    """While another writer holds the lock, an ingest waits (it polls) and touches nothing;
+    once the lock is free it runs. An ingest that ignored the lock would never poll: the
+    test then fails at once instead of passing."""
     docs = tmp_path / "docs"
     make_corpus(docs, [1])
     store = tmp_path / "store"
-    lock = StoreLock(store, timeout=0)
-    lock.acquire()
-    threading.Timer(3.0, lock.release).start()
-    result = ragcli("ingest", str(docs), "--store", str(store), "--json", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["files_new"] == 1
+    polling = threading.Event()
+    real_sleep = time.sleep
+
+    def poll(seconds: float) -> None:  # the lock's wait between tries
+        polling.set()
+        real_sleep(seconds)
+
+    # Only the lock module's clock: flock locks two open files apart even in one process.
+    monkeypatch.setattr(lock_module, "time", SimpleNamespace(monotonic=time.monotonic, sleep=poll))
+    ingestor = counting_ingestor(store)
+    reports = []
+    with StoreLock(store, timeout=0):  # another ingest holds the store
+        writer = threading.Thread(target=lambda: reports.append(ingestor.run([docs], "docs")))
+        writer.start()
+        while not polling.wait(0.1):
+            assert writer.is_alive(), "the ingest ran without waiting for the lock"
+        assert writer.is_alive() and not reports and ingestor.embedder.texts == 0
+    writer.join(timeout=300)
+    assert not writer.is_alive()
+    (report,) = reports
+    assert report.count("new") == 1 and ingestor.embedder.texts > 0
 
 
 def test_a_dead_holder_leaves_no_stale_lock(tmp_path):

@@ -8,8 +8,8 @@ from typer.testing import CliRunner
 
 from ragcli import service
 from ragcli.cli import app
-from tests.conftest import settings_for
-from tests.stubs import OpenAIStub
+from tests.support.common import settings_for
+from tests.support.stubs import OpenAIStub
 
 runner = CliRunner()
 QUESTION = "How long is the refund window for annual plans?"
