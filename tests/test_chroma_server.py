@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import shutil
 import signal
-import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -18,21 +18,20 @@ from typer.testing import CliRunner
 
 from ragcli.cli import app
 from ragcli.ingest.runner import chunk_id
+from tests.support.embedding_servers import free_port
 from tests.support.storecheck import cli_env, ragcli
 
 runner = CliRunner()
 QUESTION = "How long can I get a refund for an annual plan?"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def chroma_url(tmp_path_factory):
-    chroma = shutil.which("chroma") or str(Path(__file__).parents[1] / ".venv/bin/chroma")
+    # The `chroma` of the virtualenv running the tests (it need not be on PATH, nor be the
+    # checkout's own .venv: a worktree shares its main checkout's).
+    chroma = str(Path(sys.executable).parent / "chroma")
+    if not Path(chroma).exists():
+        chroma = shutil.which("chroma") or chroma
     data = tmp_path_factory.mktemp("chroma-server")
     port = free_port()
     server = subprocess.Popen(
@@ -41,7 +40,7 @@ def chroma_url(tmp_path_factory):
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # slack for a loaded machine; ~5 s when idle
     while True:
         try:
             with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=1) as reply:

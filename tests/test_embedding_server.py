@@ -18,9 +18,12 @@ from ragcli.store.server_embedder import EmbeddingServerError, ServerEmbedder, S
 from tests.support.common import SAMPLE, settings_for
 from tests.support.embedding_servers import INFINITY, FaultProxy, start_infinity
 
-pytestmark = pytest.mark.skipif(
-    not INFINITY.exists(), reason="Infinity is not installed: run scripts/install_infinity.sh"
-)
+pytestmark = [
+    pytest.mark.server,  # a real Infinity engine
+    pytest.mark.skipif(
+        not INFINITY.exists(), reason="Infinity is not installed: run scripts/install_infinity.sh"
+    ),
+]
 
 TEXTS = [
     "Annual plans can be refunded within 30 days of purchase.",

@@ -14,6 +14,8 @@ import zipfile
 import zlib
 from pathlib import Path
 
+import pytest
+
 from tests.support import office_files as make
 from tests.support.storecheck import ROOT, cli_env, ragcli, store_state
 
@@ -112,6 +114,8 @@ MEMORY_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(900)  # writes and reads the million rows: ~2 minutes loaded
 def test_a_million_row_spreadsheet_reads_in_bounded_memory(tmp_path):
     import xlsxwriter  # openpyxl's dependency-free sibling writes a million rows fast
 

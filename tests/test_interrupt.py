@@ -47,6 +47,7 @@ def stored_files(store: Path) -> int:
 
 
 @pytest.mark.skipif(not SCIFACT.exists(), reason="needs the SciFact corpus in ../shared/eval")
+@pytest.mark.timeout(1200)  # ingests SciFact abstracts: ~4 minutes on a loaded machine
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_stops_the_ingest_and_keeps_what_was_written(tmp_path, sig):
     docs, store = tmp_path / "docs", tmp_path / "store"

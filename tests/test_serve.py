@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import get_args
 
 import jsonschema
+import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -28,6 +29,7 @@ from ragcli.pipeline.modes.registry import runnable
 from ragcli.pipeline.results import json_schema
 from ragcli.serve.tools import ModeName
 from tests.support.common import SAMPLE
+from tests.support.embedding_servers import free_port
 from tests.support.storecheck import cli_env, ragcli
 
 MODES = runnable()
@@ -43,12 +45,6 @@ def stdio_server(store: Path, cwd: Path) -> StdioServerParameters:
         env=env,
         cwd=str(cwd),
     )
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class HttpServer:
@@ -244,6 +240,7 @@ def test_http_beyond_this_machine_needs_a_token_and_checks_it(sample_store, tmp_
         asyncio.run(scenario())
 
 
+@pytest.mark.timeout(900)  # an ingest of its own in another process, under load
 def test_twenty_concurrent_asks_over_http_while_an_ingest_runs(sample_store, tmp_path):
     """Each ask completes with its own trace; afterwards the warm server finds what the
     ingest added (its store and BM25 index follow another process's writes)."""

@@ -18,6 +18,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from ragcli.ingest.watch import Watcher
 from ragcli.store.lexical import LexicalIndex
 from ragcli.store.lexical_sync import lexical_dir
@@ -244,6 +246,8 @@ def bursts_of_edits(docs: Path, files: int, rng: random.Random, pause: float) ->
     shutil.rmtree(docs / "group3")  # and a whole folder
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(1200)  # 500 files in bursts, then waits for the watcher to catch up
 def test_watch_under_load_ends_as_a_fresh_ingest(tmp_path):
     docs = tmp_path / "docs"
     short_doc(docs / "seed.md", 0)
@@ -267,6 +271,8 @@ def test_watch_under_load_ends_as_a_fresh_ingest(tmp_path):
     assert state == fresh_state(docs, tmp_path)
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_watcher_killed_mid_burst_is_repaired_by_the_next_ingest(tmp_path):
     docs = tmp_path / "docs"
     short_doc(docs / "seed.md", 0)
