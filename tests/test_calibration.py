@@ -121,6 +121,7 @@ unanswerable:
 """
 
 
+@pytest.mark.slow
 def test_calibrate_command_fits_reports_and_saves(sample_store, tmp_path):
     labelled = tmp_path / "mine.yaml"
     labelled.write_text(LABELLED)

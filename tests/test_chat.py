@@ -14,6 +14,10 @@ import pytest
 
 from tests.support.stubs import OpenAIStub
 
+# `ragcli chat` in a pseudo-terminal (pexpect), a real process per test.
+pytestmark = pytest.mark.server
+
+
 ROOT = Path(__file__).resolve().parent.parent
 # A fresh prompt starts a line; redrawing the line being typed does not.
 PROMPT = r"\n[^\n]*?(standard|crag)>"

@@ -1,5 +1,6 @@
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from ragcli.cli import app
@@ -17,6 +18,7 @@ def test_ask_on_missing_store_says_to_ingest_first(tmp_path):
     assert not (tmp_path / "none").exists()  # asking creates nothing
 
 
+@pytest.mark.slow
 def test_ingest_ask_trace_through_the_cli(tmp_path):
     store = str(tmp_path / "store")
     docs = tmp_path / "docs"
@@ -75,6 +77,7 @@ def test_bad_mode_and_bad_path_are_usage_errors(tmp_path):
     assert result.exit_code == 1 and "no such file or directory" in result.output
 
 
+@pytest.mark.slow
 def test_light_commands_do_not_import_heavy_libraries(tmp_path):
     heavy = (*HEAVY, "chromadb")
     for args in (["--help"], ["config"], ["trace", "--store", str(tmp_path)]):
@@ -103,6 +106,7 @@ def test_help_lists_commands_in_the_order_people_use_them_with_plain_metavars():
     assert "-n, --limit N" in trace  # every short option has a long name
 
 
+@pytest.mark.slow
 def test_reingest_says_what_changed_and_only_new_problems_set_the_exit_code(tmp_path):
     store = str(tmp_path / "store")
     docs = tmp_path / "docs"

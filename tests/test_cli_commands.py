@@ -52,6 +52,7 @@ def _fixed_mode(answer_type: str):
     return run
 
 
+@pytest.mark.slow
 def test_ask_exits_with_the_code_of_its_answer_type(sample_store, monkeypatch):
     for answer_type in ("answer", "limited", "unverified", "clarification", "handoff"):
         monkeypatch.setitem(MODES, "fixed", _fixed_mode(answer_type))
@@ -112,6 +113,7 @@ def test_status_of_a_missing_store_creates_nothing(tmp_path):
     assert not missing.exists()
 
 
+@pytest.mark.slow
 def test_status_and_sources_do_not_import_torch(sample_store):
     for args in (["status"], ["sources"]):
         run = cli_imports(*args, "--store", str(sample_store))
@@ -144,6 +146,7 @@ def test_sources_and_rm_on_a_missing_store_say_to_ingest(tmp_path):
     assert not (tmp_path / "none").exists()
 
 
+@pytest.mark.slow
 def test_rm_removes_a_file_and_a_folder_from_store_and_manifest(sample_store):
     store = str(sample_store)
     before = json.loads(cli("status", "--store", store, "--json").output)["collections"][0]
@@ -185,6 +188,7 @@ def test_rm_of_a_path_not_ingested_is_an_error_and_removes_nothing(sample_store)
 # -- compare --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_compare_runs_every_registered_mode(sample_store, monkeypatch):
     monkeypatch.setitem(MODES, "fixed", _fixed_mode("clarification"))
 
@@ -300,6 +304,7 @@ def test_trace_diff_marks_the_scores_and_routes_that_differ(sample_store, monkey
 # -- terminals, colours and the step log ------------------------------------------------
 
 
+@pytest.mark.slow
 def test_no_color_and_pipes_get_plain_text(sample_store):
     store = str(sample_store)
     terminal = {"TTY_COMPATIBLE": "1", "COLUMNS": "100"}
@@ -314,6 +319,7 @@ def test_no_color_and_pipes_get_plain_text(sample_store):
     assert "\x1b" not in dumb.output
 
 
+@pytest.mark.slow
 def test_verbose_logs_a_line_per_step(sample_store):
     # A subprocess, so logging is configured as for a real run.
     args = ["ragcli", "ask", QUESTION, "-m", "graded", "-v", "--store", str(sample_store)]

@@ -14,6 +14,9 @@ import pytest
 from tests.support.corpus import WORDS, comparable, ingest, make_corpus, write_doc
 from tests.support.storecheck import assert_consistent, cli_env, ragcli, store_state
 
+# Every test runs real ingests in fresh interpreters and kills them: seconds each.
+pytestmark = pytest.mark.slow
+
 
 def without_mtimes(state: dict) -> dict:
     """Files rewritten with the same bytes differ only in their mtimes."""

@@ -16,6 +16,7 @@ from tests.support.common import ROOT
 from tests.support.imports import cli_imports
 
 
+@pytest.mark.slow
 def test_ask_with_onnx_imports_no_torch(sample_store, tmp_path):
     """A real `ragcli ask` over an ingested store, in a fresh process."""
     question = "How do I restore a backup?"

@@ -171,6 +171,7 @@ def test_cli_filter_matching_nothing_exits_5_with_one_line(sample_store):
         assert "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_compare_applies_the_filter_to_every_mode(sample_store):
     result = runner.invoke(
         app, ["compare", BACKUP, "--type", "pdf", "--json", "--store", str(sample_store)]

@@ -222,6 +222,7 @@ def test_a_missing_ocr_language_names_the_package_to_install(tmp_path):
         service.ingestor(settings)
 
 
+@pytest.mark.slow
 def test_the_ingest_summary_counts_the_pages_ocr_read(tmp_path):
     import json
 

@@ -65,6 +65,7 @@ def test_every_chunk_carries_its_heading_path_in_its_text(tmp_path, counter, nam
         assert chunk.token_count == counter.count(chunk.text) + counter.special <= 128
 
 
+@pytest.mark.slow
 def test_a_question_naming_a_section_a_sheet_or_a_slide_finds_it(tmp_path):
     folder = tmp_path / "docs"
     folder.mkdir()

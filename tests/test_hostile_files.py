@@ -17,6 +17,10 @@ from ragcli import service
 from tests.support.common import SAMPLE, settings_for
 from tests.support.storecheck import ROOT, assert_consistent, cli_env, ragcli, store_state
 
+# Big and strange files ingested for real (50 MB, a megabyte on one line).
+pytestmark = pytest.mark.slow
+
+
 ADMIN_PDF = SAMPLE / "docs" / "admin_guide.pdf"
 
 

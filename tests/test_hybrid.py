@@ -256,6 +256,7 @@ def test_sentences_primed_in_one_call_score_as_one_by_one(sample_store, monkeypa
     assert calls == [[question]]  # its content words, once; no sentence again
 
 
+@pytest.mark.slow
 def test_an_ingest_killed_before_its_bm25_save_is_caught_up_even_at_equal_counts(tmp_path):
     """A run that ended well leaves nothing to catch up, so the next one does not list the
     collection; a run killed after Chroma and the manifest moved on but before the BM25

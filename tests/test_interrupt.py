@@ -46,6 +46,7 @@ def stored_files(store: Path) -> int:
         return 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not SCIFACT.exists(), reason="needs the SciFact corpus in ../shared/eval")
 @pytest.mark.timeout(1200)  # ingests SciFact abstracts: ~4 minutes on a loaded machine
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
@@ -169,6 +170,7 @@ def ctrl_c_after(chunks: int, docs: Path, store: Path, **env: str):
     return process, stdout, "".join(lines), took
 
 
+@pytest.mark.slow
 def test_ctrl_c_before_the_first_write_keeps_the_files_embedded(tmp_path):
     """Issue 29: Ctrl-C some chunks into the first batch stored nothing and the next run
     embedded everything again. Now the files embedded by then are stored, and the next
@@ -236,6 +238,7 @@ def test_identical_chunk_texts_are_embedded_once_per_batch(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_a_kill_during_the_write_at_ctrl_c_is_repaired(tmp_path):
     """The files written at Ctrl-C go through the journal like any batch: killed in the
     middle of that write, the next run repairs the store and finishes it."""

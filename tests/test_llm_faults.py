@@ -122,6 +122,7 @@ def test_a_reply_far_over_max_tokens_is_cut_and_noted(sample_store):
     assert any("exceeded llm.max_tokens (100)" in n for n in notes)
 
 
+@pytest.mark.slow
 def test_no_traceback_from_a_real_process(sample_store, tmp_path):
     with OpenAIStub(default=Fault(200, "<html>gateway</html>")) as stub:
         env = cli_env(OPENAI_API_KEY="sk-test", RAGCLI_LLM__BASE_URL=stub.base_url)

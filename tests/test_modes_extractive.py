@@ -84,6 +84,7 @@ def test_extractive_crag_answers_an_off_topic_question_from_the_web(sample_store
 CURRENT_CALIBRATION_ACCURACY_FLOOR = 0.74
 
 
+@pytest.mark.slow
 def test_labelled_set_aggregate_relevance_accuracy(sample_store_master):
     settings = settings_for(sample_store_master)
     embedder = service.embedder(settings)

@@ -103,6 +103,7 @@ def test_cache_reused(embedder: OnnxEmbedder, cache_dir: Path) -> None:
     assert calls == [] and again.onnx_path == embedder.onnx_path
 
 
+@pytest.mark.slow
 def test_rebuilt_when_weights_change(
     embedder: OnnxEmbedder, cache_dir: Path, tmp_path: Path
 ) -> None:
@@ -145,6 +146,7 @@ def test_failed_export_leaves_no_file(tmp_path: Path, monkeypatch: pytest.Monkey
     assert not list(tmp_path.glob("*.onnx")) and not list(tmp_path.glob("*.tmp"))
 
 
+@pytest.mark.slow
 def test_query_path_does_not_import_torch(embedder: OnnxEmbedder, cache_dir: Path) -> None:
     code = f"""
 from pathlib import Path

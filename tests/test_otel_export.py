@@ -37,6 +37,7 @@ def test_the_endpoint_comes_from_settings_then_the_standard_variables(tmp_path):
     assert otlp_traces_url(full, {}) == "https://x/api/public/otel/v1/traces"
 
 
+@pytest.mark.slow
 def test_with_no_endpoint_a_run_imports_no_opentelemetry_exporter(sample_store):
     code = (
         "import sys\n"

@@ -40,6 +40,7 @@ def test_int8_needs_the_onnx_backend():
         make_embedder(EmbeddingSettings(backend="torch", precision="int8"))
 
 
+@pytest.mark.slow
 def test_a_collection_keeps_its_precision(tmp_path):
     docs = tmp_path / "docs"
     shutil.copytree(SAMPLE, docs, ignore=shutil.ignore_patterns("*.pdf"))
@@ -121,6 +122,7 @@ def _forget_identity(store):
     collection.modify(metadata=kept or {"ragcli": "older"})
 
 
+@pytest.mark.slow
 def test_embeddings_json_of_an_older_store_is_read_then_migrated_into_the_collection(tmp_path):
     from ragcli import service
     from ragcli.store.embedding_identity import built_with

@@ -77,6 +77,7 @@ def test_the_sample_faq_loads_all_29_pairs(tmp_path):
     assert report.count("failed") == 0 and report.chunks_added == 29
 
 
+@pytest.mark.slow
 def test_sample_ragignore_keeps_the_faq_out_of_the_documents(tmp_path):
     ingestor, report = ingest(tmp_path, SAMPLE, collection="docs")
     assert not [f for f in report.files if f.path.endswith("faq.yaml")]

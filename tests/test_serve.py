@@ -92,6 +92,7 @@ def test_mode_names_in_the_schema_are_the_registrys():
     assert list(get_args(ModeName)) == list(MODES)
 
 
+@pytest.mark.server
 def test_over_stdio_each_tool_its_schema_a_filter_and_errors_as_tool_errors(sample_store, tmp_path):
     async def scenario() -> None:
         async with Client(stdio_server(sample_store, tmp_path)) as client:
@@ -157,6 +158,7 @@ def test_over_stdio_each_tool_its_schema_a_filter_and_errors_as_tool_errors(samp
     asyncio.run(scenario())
 
 
+@pytest.mark.server
 def test_every_structured_result_matches_its_tools_declared_output_schema(sample_store, tmp_path):
     """As a client that checks structured content against the tool's outputSchema (the
     TypeScript SDK, the MCP Inspector) does: every mode of ask, and search, sources and
@@ -193,6 +195,7 @@ def test_every_structured_result_matches_its_tools_declared_output_schema(sample
     asyncio.run(scenario())
 
 
+@pytest.mark.server
 def test_a_missing_store_is_a_clear_tool_error(tmp_path):
     async def scenario() -> None:
         async with Client(stdio_server(tmp_path / "nowhere", tmp_path)) as client:
@@ -207,6 +210,7 @@ def test_a_missing_store_is_a_clear_tool_error(tmp_path):
     asyncio.run(scenario())
 
 
+@pytest.mark.server
 def test_http_beyond_this_machine_needs_a_token_and_checks_it(sample_store, tmp_path):
     refused = ragcli(
         "serve",
@@ -240,6 +244,7 @@ def test_http_beyond_this_machine_needs_a_token_and_checks_it(sample_store, tmp_
         asyncio.run(scenario())
 
 
+@pytest.mark.server
 @pytest.mark.timeout(900)  # an ingest of its own in another process, under load
 def test_twenty_concurrent_asks_over_http_while_an_ingest_runs(sample_store, tmp_path):
     """Each ask completes with its own trace; afterwards the warm server finds what the
@@ -311,6 +316,7 @@ def wait_for_first_batch(store: Path, ingest: subprocess.Popen) -> None:
     )
 
 
+@pytest.mark.server
 def test_host_and_port_without_http_or_a_busy_port_are_one_line_errors(tmp_path):
     lone = ragcli("serve", "--port", "9999", cwd=tmp_path, timeout=60)
     assert lone.returncode == 2 and "--host and --port go with --http" in lone.stderr
@@ -323,6 +329,7 @@ def test_host_and_port_without_http_or_a_busy_port_are_one_line_errors(tmp_path)
     assert "Traceback" not in busy.stderr and "ragcli MCP server on" not in busy.stderr
 
 
+@pytest.mark.server
 def test_ctrl_c_stops_a_stdio_server_at_once(tmp_path):
     server = subprocess.Popen(
         [sys.executable, "-m", "ragcli", "serve", "--store", str(tmp_path / "s")],
