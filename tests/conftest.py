@@ -3,13 +3,21 @@ sample corpus per session (copied for tests that change the store)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 from ragcli import service
-from tests.support.common import SAMPLE, settings_for
+from tests.support.common import ROOT, SAMPLE, settings_for
+
+# Every process a test starts (`python -c`, `python -m ragcli`, the `ragcli` script) imports
+# this checkout's ragcli, not whichever one the virtualenv has installed (in a git worktree,
+# the editable install points at the main checkout).
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p
+)
 
 
 @pytest.fixture(autouse=True)
@@ -19,8 +27,6 @@ def isolated(tmp_path_factory, monkeypatch):
     monkeypatch.chdir(work)
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "RAGCLI_STORE"):
         monkeypatch.delenv(name, raising=False)
-    import os
-
     for name in list(os.environ):
         if name.startswith("RAGCLI_"):
             monkeypatch.delenv(name, raising=False)
