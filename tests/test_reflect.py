@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 
+import pytest
 from typer.testing import CliRunner
 
 from ragcli import service
@@ -201,6 +202,7 @@ def test_both_irrelevant_without_web_is_not_covered_without_reflection(sample_st
     assert result.reflection_details is None and result.usage.llm_calls == 1
 
 
+@pytest.mark.slow
 def test_both_json_and_trace_tables_through_the_cli(sample_store):
     with OpenAIStub() as llm, TavilyStub(HITS) as web:
         replies = (

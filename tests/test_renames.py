@@ -16,6 +16,9 @@ from tests.support.corpus import comparable, ingest, make_corpus, write_doc
 from tests.support.embedders import counting_ingestor
 from tests.support.storecheck import assert_consistent, store_state
 
+# Real ingests, several killed in fresh interpreters, compared with fresh ones.
+pytestmark = pytest.mark.slow
+
 
 def bm25_ids(store: Path) -> list[str]:
     return sorted(LexicalIndex(lexical_dir(store, "docs")).ids())

@@ -56,6 +56,7 @@ def test_ask_json_of_every_mode_matches_the_schema(sample_store, validator, mode
     assert AskResult.model_validate(data).to_json_dict() == data
 
 
+@pytest.mark.slow
 def test_web_results_rewrites_and_re_retrievals_match_the_schema(sample_store, validator):
     with OpenAIStub() as llm, TavilyStub(HITS) as web:
         llm.enqueue(grades(0.5, 0.3, 0.1, 0.1, 0.1))

@@ -3,6 +3,7 @@
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from ragcli import service
@@ -13,6 +14,7 @@ from tests.support.stubs import OpenAIStub
 LABELLED = yaml.safe_load((Path(__file__).parent / "data" / "labelled_questions.yaml").read_text())
 
 
+@pytest.mark.slow
 def test_extractive_answers_cite_sources_that_contain_them(sample_store):
     settings = settings_for(sample_store)
     hits = answered = 0

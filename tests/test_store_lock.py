@@ -8,10 +8,8 @@ import subprocess
 import sys
 import threading
 import time
-from types import SimpleNamespace
 
 from ragcli.errors import ExitCode
-from ragcli.store import lock as lock_module
 from ragcli.store.lock import StoreLock
 from tests.support.corpus import make_corpus
 from tests.support.embedders import counting_ingestor
@@ -44,31 +42,38 @@ def test_second_ingest_exits_with_a_clear_message_when_the_wait_runs_out(tmp_pat
 
 
 def test_second_ingest_waits_for_the_lock_then_runs(tmp_path, monkeypatch):
-    """While another writer holds the lock, an ingest waits (it polls) and touches nothing;
-    once the lock is free it runs. An ingest that ignored the lock would never poll: the
-    test then fails at once instead of passing."""
+    """While another writer holds the lock, an ingest waits in `acquire` and touches
+    nothing; once the lock is free it runs. An ingest whose lock did not exclude would
+    leave `acquire` while the other still held it: the test fails then."""
     docs = tmp_path / "docs"
     make_corpus(docs, [1])
     store = tmp_path / "store"
-    polling = threading.Event()
-    real_sleep = time.sleep
+    held = StoreLock(store, timeout=0)
+    held.acquire()  # another ingest holds the store (before the spy below is in place)
+    entered, returned = threading.Event(), threading.Event()
+    real_acquire = StoreLock.acquire
 
-    def poll(seconds: float) -> None:  # the lock's wait between tries
-        polling.set()
-        real_sleep(seconds)
+    def spy(self, *args, **kwargs):
+        entered.set()
+        real_acquire(self, *args, **kwargs)
+        returned.set()
 
-    # Only the lock module's clock: flock locks two open files apart even in one process.
-    monkeypatch.setattr(lock_module, "time", SimpleNamespace(monotonic=time.monotonic, sleep=poll))
+    monkeypatch.setattr(StoreLock, "acquire", spy)
     ingestor = counting_ingestor(store)
     reports = []
-    with StoreLock(store, timeout=0):  # another ingest holds the store
-        writer = threading.Thread(target=lambda: reports.append(ingestor.run([docs], "docs")))
+    writer = threading.Thread(target=lambda: reports.append(ingestor.run([docs], "docs")))
+    try:
         writer.start()
-        while not polling.wait(0.1):
-            assert writer.is_alive(), "the ingest ran without waiting for the lock"
+        while not entered.wait(0.1):  # till the ingest asks for the lock
+            assert writer.is_alive(), "the ingest ran without asking for the lock"
+        # A lock that excludes keeps it there however long we hold on; one that does not
+        # lets it through at once. A second is ample for the latter to show.
+        assert not returned.wait(1.0), "the ingest took the lock while another held it"
         assert writer.is_alive() and not reports and ingestor.embedder.texts == 0
+    finally:
+        held.release()
     writer.join(timeout=300)
-    assert not writer.is_alive()
+    assert returned.is_set() and not writer.is_alive()
     (report,) = reports
     assert report.count("new") == 1 and ingestor.embedder.texts > 0
 

@@ -37,6 +37,7 @@ def chunk(text: str, number: int) -> RetrievedChunk:
     return RetrievedChunk(content=text, metadata=meta, score=1.0)
 
 
+@pytest.mark.slow
 def test_precision_and_recall_of_the_unsupported_marks(checker):
     marked = wrong = hits = 0
     for case in yaml.safe_load(LABELLED.read_text()):
@@ -110,6 +111,7 @@ def test_a_ten_sentence_check_is_quick(checker):
     assert elapsed < 5.0
 
 
+@pytest.mark.slow
 def test_ask_marks_a_plausible_wrong_sentence(sample_store):
     reply = (
         "A new annual subscription cancelled within 30 days of purchase is refunded in full [2]. "

@@ -28,6 +28,7 @@ def outcome(result) -> str:
     return result.tos_details.answer_type
 
 
+@pytest.mark.slow
 def test_paraphrased_faq_questions_get_the_stored_answer(sample_store):
     settings = settings_for(sample_store)
     for case in TOS["faq_exact"]:
@@ -46,6 +47,7 @@ def test_off_topic_questions_are_handed_off(sample_store):
         assert result.answer == settings.tos.handoff_message
 
 
+@pytest.mark.slow
 def test_policy_questions_are_answered_from_the_documents(sample_store):
     settings = settings_for(sample_store)
     answered = 0

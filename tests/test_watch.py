@@ -69,6 +69,7 @@ def burst(watcher: Watcher, *paths: Path):
     return watcher.apply()
 
 
+@pytest.mark.slow
 def test_bursts_apply_creations_changes_renames_and_deletions(tmp_path):
     docs = tmp_path / "docs"
     short_doc(docs / "a.md", 1)
