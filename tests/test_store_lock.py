@@ -9,11 +9,16 @@ import sys
 import threading
 import time
 
+import pytest
+
 from ragcli.errors import ExitCode
 from ragcli.store.lock import StoreLock
 from tests.support.corpus import make_corpus
 from tests.support.embedders import counting_ingestor
 from tests.support.storecheck import assert_consistent, cli_env, ragcli, store_state
+
+# Real ingests in several processes at once, one of them killed.
+pytestmark = pytest.mark.slow
 
 
 def test_second_ingest_exits_with_a_clear_message_when_the_wait_runs_out(tmp_path):
