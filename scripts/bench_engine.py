@@ -52,7 +52,7 @@ def engine_row(
 ) -> dict[str, Any]:
     """(name, value, target, passed, data) of the row; Infinity is started and stopped."""
     from ragcli.store.embedder import bundled_model_dir
-    from tests.embedding_servers import start_infinity
+    from tests.support.embedding_servers import start_infinity
 
     say("engine: starting Infinity on 127.0.0.1")
     process, url = start_infinity(bundled_model_dir(), work / "infinity.log")

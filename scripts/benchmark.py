@@ -61,7 +61,7 @@ HELP_TARGET = 1.6  # `ragcli --help` against `python -c "import typer, rich"`
 # Sequential model round trips each mode should need (None: no target stated).
 ROUND_TRIP_TARGETS = {"standard": 1, "crag": 2, "agentic": 3}
 
-sys.path.insert(0, str(REPO))  # ragcli itself, and tests/stubs.py for the stub model server
+sys.path.insert(0, str(REPO))  # ragcli itself, and tests/support/stubs.py for the stub model server
 
 
 # --- results -------------------------------------------------------------------------------
@@ -501,7 +501,7 @@ def document_rows(docs, work: Path, env, onnx, say, ocr_pages: int) -> list[Row]
     """OCR: ragcli's loader on a scanned PDF against Tesseract called directly on the same
     pages rendered the same way. Office: `ragcli ingest` of a .docx and a .pptx made of the
     abstracts, against raw ONNX embedding of the same chunk texts."""
-    from tests.office_files import text_image
+    from tests.support.office_files import text_image
 
     rows: list[Row] = []
     # Pages of abstract text, as a scanner would deliver them (1 bit, 300 dpi, A4).
@@ -814,7 +814,7 @@ def long_markdown_row(work: Path, env: dict[str, str], onnx, copies: int, say) -
 def engine_row(corpus: Path, texts: list[str], work: Path, env: dict[str, str], say) -> Row:
     """`ragcli ingest` through a real engine (Infinity) against a bare client of it."""
     from scripts.bench_engine import engine_row as measure_engine
-    from tests.embedding_servers import INFINITY
+    from tests.support.embedding_servers import INFINITY
 
     if not INFINITY.exists():
         why = "run scripts/install_infinity.sh"
@@ -1016,7 +1016,7 @@ def eval_write_row(
     )
 
 
-# crag measured again on the routes that search the web (when tests/stubs.py has a Tavily
+# crag measured again on the routes that search the web (when tests/support/stubs.py has a Tavily
 # stub): documents graded incorrect go to the web only; graded ambiguous, they first get a
 # rewrite (its regrade is one more round trip), then documents + web. Web results are
 # graded correct, as on-topic results are.
@@ -1039,11 +1039,11 @@ def mode_rows(store: Path, question: str, say, skip: bool) -> list[Row]:
             )
             for name in MODES
         ]
-    import tests.stubs
+    from tests.support import stubs
 
-    web_stub = getattr(tests.stubs, "TavilyStub", None)
+    web_stub = getattr(stubs, "TavilyStub", None)
     with contextlib.ExitStack() as stack:
-        stub = stack.enter_context(tests.stubs.OpenAIStub(default=stub_reply, delay=STUB_DELAY))
+        stub = stack.enter_context(stubs.OpenAIStub(default=stub_reply, delay=STUB_DELAY))
         overrides = {
             "store.path": str(store),
             "llm.provider": "openai",

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.office_files import (  # noqa: E402
+from tests.support.office_files import (  # noqa: E402
     SAMPLE_SCAN_LINES,
     make_docx,
     make_pptx,

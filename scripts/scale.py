@@ -310,7 +310,11 @@ class ChromaRun:
     """`chroma run` on 127.0.0.1 with its data in `data`."""
 
     def __init__(self, data: Path) -> None:
-        chroma = shutil.which("chroma") or str(REPO / ".venv" / "bin" / "chroma")
+        # The virtualenv running this script has chromadb, so its `chroma` (not on PATH
+        # when the venv is not activated, nor at REPO/.venv in a worktree).
+        chroma = str(Path(sys.executable).parent / "chroma")
+        if not Path(chroma).exists():
+            chroma = shutil.which("chroma") or str(REPO / ".venv" / "bin" / "chroma")
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]

@@ -3,16 +3,21 @@ sample corpus per session (copied for tests that change the store)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 from ragcli import service
-from ragcli.config import Settings, load_settings
+from tests.support.common import ROOT, SAMPLE, settings_for
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "sample_corpus"
+# Every process a test starts (`python -c`, `python -m ragcli`, the `ragcli` script) imports
+# this checkout's ragcli, not whichever one the virtualenv has installed (in a git worktree,
+# the editable install points at the main checkout).
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p
+)
 
 
 @pytest.fixture(autouse=True)
@@ -22,18 +27,10 @@ def isolated(tmp_path_factory, monkeypatch):
     monkeypatch.chdir(work)
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "TAVILY_API_KEY", "RAGCLI_STORE"):
         monkeypatch.delenv(name, raising=False)
-    import os
-
     for name in list(os.environ):
         if name.startswith("RAGCLI_"):
             monkeypatch.delenv(name, raising=False)
     return work
-
-
-def settings_for(store: Path, **overrides) -> Settings:
-    values = {"store.path": str(store)}
-    values.update(overrides)
-    return load_settings(None, values, environ={})
 
 
 @pytest.fixture(scope="session")
@@ -53,12 +50,3 @@ def sample_store(sample_store_master, tmp_path) -> Path:
     store = tmp_path / "store"
     shutil.copytree(sample_store_master, store)
     return store
-
-
-def quoted_in(quote: str, source: str) -> bool:
-    """`quote`, a piece of an offline answer, is text of `source` (hard wraps undone). A
-    Markdown table row is quoted as a list item (`- a | b`) of the source's `| a | b |`."""
-    quote, source = " ".join(quote.split()), " ".join(source.split())
-    if quote.startswith("- ") and " | " in quote:
-        return f"| {quote[2:]} |" in source or quote in source
-    return quote in source

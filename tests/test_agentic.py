@@ -16,8 +16,8 @@ from ragcli.cli import app
 from ragcli.llm.citations import citation_label, merge_sources
 from ragcli.llm.extractive import ExtractiveBackend
 from ragcli.models import ChunkMetadata, RetrievedChunk, SubAnswer
-from tests.conftest import quoted_in, settings_for
-from tests.stubs import Fault, OpenAIStub
+from tests.support.common import quoted_in, settings_for
+from tests.support.stubs import Fault, OpenAIStub
 
 LABELLED = yaml.safe_load((Path(__file__).parent / "data" / "labelled_questions.yaml").read_text())
 SOURCE_BLOCK = re.compile(r'<source id="(\d+)" from="[^"]*">\n(.*?)\n</source>', re.DOTALL)
@@ -118,6 +118,7 @@ def test_extractive_synthesis_one_section_per_sub_question_without_repeats(tmp_p
 # -- the openai-compatible backend ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sub_questions_run_concurrently_within_the_bound(sample_store):
     delay = 0.5
     subs = [
@@ -238,6 +239,7 @@ def test_cli_shows_model_calls_sub_questions_and_synthesis(sample_store):
 # -- the extractive backend, end to end ---------------------------------------------------
 
 
+@pytest.mark.slow
 def test_extractive_agentic_answers_every_part_of_the_labelled_questions(sample_store):
     settings = settings_for(sample_store)
     found = parts = 0

@@ -11,8 +11,8 @@ from ragcli.llm.decompose import decompose
 from ragcli.pipeline.context import RunContext
 from ragcli.pipeline.modes.agentic import steps
 from ragcli.trace.recorder import Trace
-from tests.conftest import settings_for
-from tests.stubs import OpenAIStub
+from tests.support.common import settings_for
+from tests.support.stubs import OpenAIStub
 
 # -- the extractive backend's splitter ---------------------------------------------------
 

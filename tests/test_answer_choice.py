@@ -15,7 +15,7 @@ from ragcli.evaluation.squad import contains_answer
 from ragcli.ingest.loaders.markup import html_sections
 from ragcli.llm.answer_choice import FEATURES, bundled, question_kind
 from ragcli.llm.segment import units
-from tests.conftest import settings_for
+from tests.support.common import settings_for
 
 DATA = Path(__file__).parent / "data"
 
@@ -60,6 +60,7 @@ def answers_store(tmp_path_factory) -> Path:
     return store
 
 
+@pytest.mark.slow
 def test_offline_answers_quote_what_answers(answers_store):
     """Every question of tests/data/answer_choice.yaml in standard mode: its expected text
     is in the answer for at least 11 of 12 (before the answer choice: the problem
@@ -115,6 +116,7 @@ def test_reflect_accepts_a_fully_quoted_answer(answers_store):
     assert details.history[0].grounded and details.history[0].score == 1.0
 
 
+@pytest.mark.slow
 def test_off_topic_questions_sharing_a_word_are_not_covered(sample_store):
     """Questions about other things that share one word with the sample corpus (a city,
     "port", "guest", "server", "backup"): crag declines them (exit 5), it does not quote

@@ -16,8 +16,8 @@ from ragcli.errors import ConfigError
 from ragcli.llm import make_llm
 from ragcli.pipeline.modes.auto.mode import measure, question_kind
 from ragcli.pipeline.modes.auto.routing import Signals, choose
-from tests.conftest import settings_for
-from tests.storecheck import cli_env, ragcli
+from tests.support.common import settings_for
+from tests.support.storecheck import cli_env, ragcli
 
 LABELLED = Path(__file__).parent / "data" / "auto_routing.yaml"
 # Measured 39 of 41 (0.95) when the rules were written; the two misses are named below.
@@ -66,6 +66,7 @@ def test_thresholds_out_of_order_are_refused():
         settings_for(Path("x"), **{"auto.weak_evidence": 0.9})
 
 
+@pytest.mark.slow
 def test_labelled_questions_are_routed_as_a_careful_person_would(sample_store_master):
     settings = settings_for(sample_store_master)
     resources = service.Resources(settings)
@@ -86,6 +87,7 @@ def test_labelled_questions_are_routed_as_a_careful_person_would(sample_store_ma
     assert share >= ROUTING_FLOOR, misses
 
 
+@pytest.mark.slow
 def test_ask_auto_says_what_it_chose_and_why(sample_store):
     question = "How do I take a manual backup? Also, how do I verify it?"
     args = ("ask", question, "--mode", "auto", "--store", str(sample_store))

@@ -9,8 +9,8 @@ import tempfile
 import pytest
 
 from ragcli.pipeline.modes.registry import MODES
-from tests.conftest import ROOT
-from tests.stubs import OpenAIStub
+from tests.support.common import ROOT
+from tests.support.stubs import OpenAIStub
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import benchmark  # noqa: E402
@@ -31,6 +31,8 @@ def tiny_beir(folder):
     return folder
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(1200)  # every benchmark row, ~4 minutes on a loaded machine
 def test_benchmark_prints_every_row(tmp_path, capsys, monkeypatch):
     data = tiny_beir(tmp_path / "tiny")
     scratch = tmp_path / "scratch"

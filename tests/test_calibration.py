@@ -21,7 +21,7 @@ from ragcli.llm.calibration import (
     fit,
     precision_recall,
 )
-from tests.conftest import settings_for
+from tests.support.common import settings_for
 
 runner = CliRunner()
 
@@ -121,6 +121,7 @@ unanswerable:
 """
 
 
+@pytest.mark.slow
 def test_calibrate_command_fits_reports_and_saves(sample_store, tmp_path):
     labelled = tmp_path / "mine.yaml"
     labelled.write_text(LABELLED)

@@ -12,7 +12,11 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.stubs import OpenAIStub
+from tests.support.stubs import OpenAIStub
+
+# `ragcli chat` in a pseudo-terminal (pexpect), a real process per test.
+pytestmark = pytest.mark.server
+
 
 ROOT = Path(__file__).resolve().parent.parent
 # A fresh prompt starts a line; redrawing the line being typed does not.

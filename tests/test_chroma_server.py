@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import shutil
 import signal
-import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -18,21 +18,20 @@ from typer.testing import CliRunner
 
 from ragcli.cli import app
 from ragcli.ingest.runner import chunk_id
-from tests.storecheck import cli_env, ragcli
+from tests.support.embedding_servers import free_port
+from tests.support.storecheck import cli_env, ragcli
 
 runner = CliRunner()
 QUESTION = "How long can I get a refund for an annual plan?"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def chroma_url(tmp_path_factory):
-    chroma = shutil.which("chroma") or str(Path(__file__).parents[1] / ".venv/bin/chroma")
+    # The `chroma` of the virtualenv running the tests (it need not be on PATH, nor be the
+    # checkout's own .venv: a worktree shares its main checkout's).
+    chroma = str(Path(sys.executable).parent / "chroma")
+    if not Path(chroma).exists():
+        chroma = shutil.which("chroma") or chroma
     data = tmp_path_factory.mktemp("chroma-server")
     port = free_port()
     server = subprocess.Popen(
@@ -41,7 +40,7 @@ def chroma_url(tmp_path_factory):
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # slack for a loaded machine; ~5 s when idle
     while True:
         try:
             with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=1) as reply:
@@ -76,6 +75,7 @@ def expected_ids(store: Path, collection: str) -> set[str]:
     return {chunk_id(p, sha, i) for p, sha, n in rows for i in range(n)}
 
 
+@pytest.mark.server
 def test_ingest_ask_prune_and_ownership_through_a_server(chroma_url, tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -115,6 +115,7 @@ def test_ingest_ask_prune_and_ownership_through_a_server(chroma_url, tmp_path):
     assert set(remaining) == expected_ids(Path(mine), "team-docs")
 
 
+@pytest.mark.server
 def test_every_machine_sees_what_built_a_shared_collection(chroma_url, tmp_path):
     """The embedding identity is in the collection on the server, not in one machine's
     store directory: a machine that never ingested is refused the other precision."""
@@ -135,8 +136,9 @@ def test_every_machine_sees_what_built_a_shared_collection(chroma_url, tmp_path)
     assert asked.exit_code == 0 and "22:15" in json.loads(asked.output)["answer"]
 
 
+@pytest.mark.server
 def test_a_killed_ingest_against_a_server_is_repaired(chroma_url, tmp_path):
-    from tests.test_crash_recovery import make_corpus, write_doc
+    from tests.support.corpus import make_corpus, write_doc
 
     docs = tmp_path / "docs"
     make_corpus(docs, [1, 2, 3])
@@ -217,6 +219,7 @@ class TokenGuard:
         self.server.server_close()
 
 
+@pytest.mark.server
 def test_a_guarded_server_tenant_and_database(chroma_url, tmp_path):
     """store.token goes in the header the guarding proxy wants (never printed); tenant and
     database place the collection; a wrong token or tenant is one line."""
@@ -311,6 +314,7 @@ def bm25_files(proxy: TokenGuard, env: dict[str, str], store: list[str], query: 
     return [Path(hit["file"]).name for hit in hits]
 
 
+@pytest.mark.server
 def test_a_second_machine_reads_the_collection_once_then_only_the_changes(chroma_url, tmp_path):
     """Machine B asks against the collection machine A ingests. Its first ask builds and
     saves B's BM25 index (one listing of the collection); later asks read nothing more
@@ -349,6 +353,7 @@ def test_a_second_machine_reads_the_collection_once_then_only_the_changes(chroma
         proxy.close()
 
 
+@pytest.mark.server
 def test_the_change_log_is_trimmed_and_a_machine_behind_it_lists_the_collection(
     chroma_url, tmp_path, monkeypatch
 ):
@@ -394,6 +399,7 @@ def test_the_change_log_is_trimmed_and_a_machine_behind_it_lists_the_collection(
         proxy.close()
 
 
+@pytest.mark.server
 def test_a_new_machine_builds_a_large_index_in_the_background(
     chroma_url, tmp_path, monkeypatch, caplog
 ):
@@ -472,6 +478,7 @@ def test_a_new_machine_builds_a_large_index_in_the_background(
     assert "retriever" not in step["details"] and "dense only" not in step["decision"], step
 
 
+@pytest.mark.server
 def test_warm_searches_on_a_server_count_the_collection_once_and_see_new_chunks(
     chroma_url, tmp_path
 ):

@@ -1,11 +1,11 @@
 import json
-import subprocess
-import sys
 
+import pytest
 from typer.testing import CliRunner
 
 from ragcli.cli import app
-from tests.conftest import SAMPLE
+from tests.support.common import SAMPLE
+from tests.support.imports import HEAVY, cli_imports
 
 runner = CliRunner()
 
@@ -18,6 +18,7 @@ def test_ask_on_missing_store_says_to_ingest_first(tmp_path):
     assert not (tmp_path / "none").exists()  # asking creates nothing
 
 
+@pytest.mark.slow
 def test_ingest_ask_trace_through_the_cli(tmp_path):
     store = str(tmp_path / "store")
     docs = tmp_path / "docs"
@@ -76,19 +77,12 @@ def test_bad_mode_and_bad_path_are_usage_errors(tmp_path):
     assert result.exit_code == 1 and "no such file or directory" in result.output
 
 
+@pytest.mark.slow
 def test_light_commands_do_not_import_heavy_libraries(tmp_path):
-    heavy = ("torch", "sentence_transformers", "chromadb")
+    heavy = (*HEAVY, "chromadb")
     for args in (["--help"], ["config"], ["trace", "--store", str(tmp_path)]):
-        code = (
-            f"import sys; sys.argv = ['ragcli', *{args!r}]\n"
-            "from ragcli.cli import app\n"
-            "try:\n    app()\nexcept SystemExit:\n    pass\n"
-            f"print(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r}))"
-        )
-        out = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path
-        )
-        assert out.stdout.strip().splitlines()[-1] == "[]", (args, out.stdout[-300:])
+        run = cli_imports(*args, heavy=heavy, cwd=tmp_path)
+        assert run.heavy == [], (args, run.stdout[-300:], run.stderr[-300:])
 
 
 def test_sample_corpus_exists_with_every_file_type():
@@ -112,6 +106,7 @@ def test_help_lists_commands_in_the_order_people_use_them_with_plain_metavars():
     assert "-n, --limit N" in trace  # every short option has a long name
 
 
+@pytest.mark.slow
 def test_reingest_says_what_changed_and_only_new_problems_set_the_exit_code(tmp_path):
     store = str(tmp_path / "store")
     docs = tmp_path / "docs"

@@ -12,8 +12,9 @@ from ragcli.cli import app
 from ragcli.errors import ExitCode, exit_code_for
 from ragcli.pipeline import steps
 from ragcli.pipeline.modes.registry import MODES
-from tests.conftest import SAMPLE
-from tests.stubs import Fault, OpenAIStub
+from tests.support.common import SAMPLE
+from tests.support.imports import cli_imports
+from tests.support.stubs import Fault, OpenAIStub
 
 runner = CliRunner()
 QUESTION = "How long is the refund window for annual plans?"
@@ -51,6 +52,7 @@ def _fixed_mode(answer_type: str):
     return run
 
 
+@pytest.mark.slow
 def test_ask_exits_with_the_code_of_its_answer_type(sample_store, monkeypatch):
     for answer_type in ("answer", "limited", "unverified", "clarification", "handoff"):
         monkeypatch.setitem(MODES, "fixed", _fixed_mode(answer_type))
@@ -111,18 +113,12 @@ def test_status_of_a_missing_store_creates_nothing(tmp_path):
     assert not missing.exists()
 
 
+@pytest.mark.slow
 def test_status_and_sources_do_not_import_torch(sample_store):
-    heavy = ("torch", "sentence_transformers")
     for args in (["status"], ["sources"]):
-        code = (
-            f"import sys; sys.argv = ['ragcli', *{args!r}, '--store', {str(sample_store)!r}]\n"
-            "from ragcli.cli import app\n"
-            "try:\n    app()\nexcept SystemExit:\n    pass\n"
-            f"print(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r}))"
-        )
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-        assert out.stdout.strip().splitlines()[-1] == "[]", (args, out.stdout[-300:])
-        assert "docs" in out.stdout
+        run = cli_imports(*args, "--store", str(sample_store))
+        assert run.heavy == [], (args, run.stdout[-300:])
+        assert "docs" in run.stdout
 
 
 def test_sources_lists_files_with_chunks_pages_hash_and_time(sample_store):
@@ -150,6 +146,7 @@ def test_sources_and_rm_on_a_missing_store_say_to_ingest(tmp_path):
     assert not (tmp_path / "none").exists()
 
 
+@pytest.mark.slow
 def test_rm_removes_a_file_and_a_folder_from_store_and_manifest(sample_store):
     store = str(sample_store)
     before = json.loads(cli("status", "--store", store, "--json").output)["collections"][0]
@@ -191,6 +188,7 @@ def test_rm_of_a_path_not_ingested_is_an_error_and_removes_nothing(sample_store)
 # -- compare --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_compare_runs_every_registered_mode(sample_store, monkeypatch):
     monkeypatch.setitem(MODES, "fixed", _fixed_mode("clarification"))
 
@@ -306,6 +304,7 @@ def test_trace_diff_marks_the_scores_and_routes_that_differ(sample_store, monkey
 # -- terminals, colours and the step log ------------------------------------------------
 
 
+@pytest.mark.slow
 def test_no_color_and_pipes_get_plain_text(sample_store):
     store = str(sample_store)
     terminal = {"TTY_COMPATIBLE": "1", "COLUMNS": "100"}
@@ -320,14 +319,15 @@ def test_no_color_and_pipes_get_plain_text(sample_store):
     assert "\x1b" not in dumb.output
 
 
+@pytest.mark.slow
 def test_verbose_logs_a_line_per_step(sample_store):
     # A subprocess, so logging is configured as for a real run.
     args = ["ragcli", "ask", QUESTION, "-m", "graded", "-v", "--store", str(sample_store)]
     quiet = [a for a in args if a != "-v"]
     code = (
         "import sys\nfrom ragcli.pipeline.modes.registry import MODES\n"
-        "from tests.test_cli_commands import _graded_for_subprocess\n"
-        "MODES['graded'] = _graded_for_subprocess\n"
+        "from tests.support.modes import graded\n"
+        "MODES['graded'] = graded\n"
         "from ragcli.cli import app\nsys.argv = {!r}\n"
         "try:\n    app()\nexcept SystemExit:\n    pass\n"
     )
@@ -341,15 +341,6 @@ def test_verbose_logs_a_line_per_step(sample_store):
         [sys.executable, "-c", code.format(quiet)], capture_output=True, text=True, cwd=root
     )
     assert "step retrieve" not in silent.stderr and silent.returncode == 0
-
-
-def _graded_for_subprocess(ctx, question):
-    chunks = steps.retrieve(ctx, question)
-    with ctx.trace.step("grade") as step:
-        step.scores = {"relevance": 0.55}
-        step.threshold = {"relevant": 0.7}
-        step.decision = "ambiguous"
-    return ctx.result("reply", chunks)
 
 
 def test_version_and_completion_are_available():

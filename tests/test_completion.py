@@ -69,6 +69,7 @@ def test_retrievers(project: Path) -> None:
     assert complete("ragcli search --retriever ", project) == list(RETRIEVERS)
 
 
+@pytest.mark.slow
 def test_collections_of_the_store_in_force(project: Path) -> None:
     assert complete("ragcli search --collection ", project) == ["docs", "policies", "qna"]
     assert complete("ragcli ask Q --collection p", project) == ["policies"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
 from typer.testing import CliRunner
 
 from ragcli import service
@@ -17,8 +18,8 @@ from ragcli.models import PriorTurn
 from ragcli.pipeline.conversation import Conversation, bounded
 from ragcli.trace.recorder import Trace
 from ragcli.trace.store import SCHEMA_VERSION, TraceStore
-from tests.conftest import settings_for
-from tests.stubs import OpenAIStub
+from tests.support.common import settings_for
+from tests.support.stubs import OpenAIStub
 
 runner = CliRunner()
 FIRST = "How long do I have to get a refund on an annual plan?"
@@ -103,6 +104,7 @@ def test_openai_keeps_a_question_the_model_calls_standalone(sample_store):
         assert "offline" in result.conversation.reason
 
 
+@pytest.mark.slow
 def test_ask_continue_and_trace_conversation(sample_store):
     store = str(sample_store)
     missing = runner.invoke(app, ["ask", "-c", "and then?", "--store", store])

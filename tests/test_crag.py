@@ -8,22 +8,8 @@ import socket
 import pytest
 
 from ragcli import service
-from tests.conftest import settings_for
-from tests.stubs import Fault, OpenAIStub, TavilyStub, WebHit
-
-
-def grades(*scores: float) -> dict:
-    """A grading reply: one entry per source, labels as the thresholds say."""
-
-    def label(score: float) -> str:
-        return "correct" if score >= 0.7 else "ambiguous" if score >= 0.4 else "incorrect"
-
-    return {
-        "grades": [
-            {"id": i, "score": s, "label": label(s), "rationale": f"stub rationale {i}"}
-            for i, s in enumerate(scores, start=1)
-        ]
-    }
+from tests.support.crag import HITS, QUESTION, grades, settings_with, steps_named
+from tests.support.stubs import Fault, OpenAIStub, TavilyStub, WebHit
 
 
 def by_role(web_grades: dict, answer: str):
@@ -38,27 +24,6 @@ def by_role(web_grades: dict, answer: str):
 
 def generation_prompts(llm: OpenAIStub) -> list[str]:
     return [p for p in llm.prompts() if '"grades"' not in p]
-
-
-HITS = [
-    WebHit("Driftwood pricing 2026", "https://example.com/pricing", "Business costs $15 a seat."),
-    WebHit("Unrelated", "https://example.com/cats", "Cats sleep sixteen hours a day."),
-    WebHit("Driftwood blog", "https://example.com/blog", "Annual billing saves 20 percent."),
-]
-QUESTION = "How much is the Business edition per seat if we pay for a year up front?"
-
-
-def settings_with(store, llm: OpenAIStub, web: TavilyStub | None = None, **overrides):
-    values = {"llm.base_url": llm.base_url, "llm.api_key": "sk-test", "llm.max_retries": 0}
-    if web is not None:
-        values.update({"web.base_url": web.url, "web.api_key": "tvly-test", "web.timeout": 1})
-    values.update(overrides)
-    return settings_for(store, **values)
-
-
-def steps_named(settings, result, name: str):
-    trace = service.trace_store(settings).get(result.trace_id)
-    return [s for s in trace.steps if s.name == name]
 
 
 def test_relevant_answers_from_the_graded_documents_in_one_grading_call(sample_store):

@@ -11,38 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.storecheck import assert_consistent, cli_env, ragcli, store_state
+from tests.support.corpus import WORDS, comparable, ingest, make_corpus, write_doc
+from tests.support.storecheck import assert_consistent, cli_env, ragcli, store_state
 
-WORDS = (
-    "backup restore archive sync node cluster token quota invoice refund policy schedule "
-    "replica snapshot latency export import mirror ledger audit billing region zone"
-).split()
-
-
-def write_doc(path: Path, seed: int, paragraphs: int = 6) -> None:
-    rng = random.Random(seed)
-    body = []
-    for p in range(paragraphs):
-        sentence = " ".join(rng.choice(WORDS) for _ in range(60))
-        body.append(f"## Part {p}\n\n{sentence.capitalize()}.")
-    path.write_text(f"# Document {seed}\n\n" + "\n\n".join(body) + "\n")
-
-
-def make_corpus(docs: Path, seeds: list[int]) -> None:
-    docs.mkdir(parents=True, exist_ok=True)
-    for seed in seeds:
-        write_doc(docs / f"doc{seed}.md", seed)
-
-
-def ingest(docs: Path, store: Path, *extra: str, crash_at: str | None = None):
-    env = cli_env(**({"RAGCLI_CRASH_AT": crash_at} if crash_at else {}))
-    return ragcli(
-        "ingest", str(docs), "--store", str(store), "--json", *extra, cwd=docs.parent, env=env
-    )
-
-
-def comparable(state: dict) -> dict:
-    return {k: v for k, v in state.items() if k != "journal"}
+# Every test runs real ingests in fresh interpreters and kills them: seconds each.
+pytestmark = pytest.mark.slow
 
 
 def without_mtimes(state: dict) -> dict:

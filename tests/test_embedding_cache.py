@@ -5,29 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from ragcli.store.embedding_cache import CachingEmbedder
-
-
-class CountingEmbedder:
-    name = "counting"
-    backend = "test"
-    max_seq_length = 16
-
-    def __init__(self) -> None:
-        self.embedded: list[str] = []
-
-    def embed(self, texts):
-        self.embedded += list(texts)
-        return np.array([[float(len(t)), float(t.count("a"))] for t in texts], dtype=np.float32)
+from tests.support.embedders import CountingEmbedder
 
 
 def test_cached_vectors_equal_fresh_ones_and_each_text_is_embedded_once():
-    inner = CountingEmbedder()
+    inner = CountingEmbedder(max_seq_length=16)
     cache = CachingEmbedder(inner)
     first = cache.embed(["alpha", "beta", "alpha"])
     again = cache.embed(["beta", "gamma", "alpha"])
     assert np.array_equal(first, inner.embed(["alpha", "beta", "alpha"]))
     assert np.array_equal(again, inner.embed(["beta", "gamma", "alpha"]))
-    assert inner.embedded[:3] == ["alpha", "beta", "gamma"]  # before the checks above
+    assert inner.seen[:3] == ["alpha", "beta", "gamma"]  # before the checks above
     assert cache.embed([]).shape[0] == 0
     assert cache.name == "counting" and cache.max_seq_length == 16
 
@@ -38,6 +26,6 @@ def test_the_cache_drops_the_least_recently_used_beyond_its_bound():
     cache.embed(["a", "bb"])
     cache.embed(["a"])  # "a" is now the most recent
     cache.embed(["ccc"])  # "bb" drops
-    inner.embedded.clear()
+    inner.calls.clear()
     cache.embed(["a", "ccc", "bb"])
-    assert inner.embedded == ["bb"]
+    assert inner.seen == ["bb"]

@@ -15,12 +15,15 @@ from ragcli import service
 from ragcli.errors import RagcliError
 from ragcli.store.embedder import bundled_model_dir, make_embedder
 from ragcli.store.server_embedder import EmbeddingServerError, ServerEmbedder, ServerOptions
-from tests.conftest import SAMPLE, settings_for
-from tests.embedding_servers import INFINITY, FaultProxy, start_infinity
+from tests.support.common import SAMPLE, settings_for
+from tests.support.embedding_servers import INFINITY, FaultProxy, start_infinity
 
-pytestmark = pytest.mark.skipif(
-    not INFINITY.exists(), reason="Infinity is not installed: run scripts/install_infinity.sh"
-)
+pytestmark = [
+    pytest.mark.server,  # a real Infinity engine
+    pytest.mark.skipif(
+        not INFINITY.exists(), reason="Infinity is not installed: run scripts/install_infinity.sh"
+    ),
+]
 
 TEXTS = [
     "Annual plans can be refunded within 30 days of purchase.",
@@ -109,7 +112,7 @@ def test_a_server_that_keeps_failing_ends_in_one_line(proxy):
 
 
 def test_a_server_that_is_down_is_named(tmp_path):
-    from tests.embedding_servers import free_port
+    from tests.support.embedding_servers import free_port
 
     embedder = server(f"http://127.0.0.1:{free_port()}", max_retries=1)
     with pytest.raises(RagcliError, match="cannot connect"):
@@ -125,7 +128,7 @@ def test_close_stops_a_retry_at_once(proxy):
     timer.start()
     with pytest.raises(EmbeddingServerError, match="stopped"):
         embedder.embed(["hello"])
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 15  # not after the 20 s the server asked to wait
 
 
 def test_ingest_and_ask_through_the_engine(proxy, tmp_path):
@@ -237,7 +240,8 @@ def test_ctrl_c_with_requests_in_flight_stops_at_once(proxy, tmp_path):
     out, err = process.communicate(timeout=60)
     stopped_in = time.monotonic() - started
     assert process.returncode == 130, err
-    assert stopped_in < 3, f"stopped in {stopped_in:.1f} s: {err}"
+    # Not after the 30 s the held reply takes: the interrupt cancels the request.
+    assert stopped_in < 20, f"stopped in {stopped_in:.1f} s: {err}"
     assert "interrupted" in err and "Traceback" not in err
 
 

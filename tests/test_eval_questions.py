@@ -10,8 +10,8 @@ import pytest
 from ragcli.errors import ConfigError
 from ragcli.evaluation.questions import LabelledQuestion, load_questions, score
 from ragcli.models import QuestionOutcome
-from tests.conftest import ROOT
-from tests.storecheck import cli_env, ragcli
+from tests.support.common import ROOT
+from tests.support.storecheck import cli_env, ragcli
 
 QUESTIONS = """\
 - question: How long do deleted files stay in the trash?
@@ -76,6 +76,7 @@ def test_a_mode_is_scored_against_the_labels():
     assert result.routed_as_labelled == 0.5  # tos as labelled; standard, not crag
 
 
+@pytest.mark.slow
 def test_eval_runs_the_modes_over_the_store(sample_store, tmp_path):
     path = tmp_path / "questions.yaml"
     path.write_text(QUESTIONS)

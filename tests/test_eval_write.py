@@ -14,7 +14,11 @@ import pytest
 
 from ragcli.store.lexical import LexicalIndex
 from ragcli.store.lexical_sync import lexical_dir
-from tests.storecheck import assert_consistent, cli_env, ragcli, store_state
+from tests.support.storecheck import assert_consistent, cli_env, ragcli, store_state
+
+# Real `ragcli eval` runs killed and rerun in fresh interpreters.
+pytestmark = pytest.mark.slow
+
 
 COLLECTION = "eval-tiny"
 # Batches of three chunks, so a run journals, writes and checkpoints several times.

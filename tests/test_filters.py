@@ -17,7 +17,7 @@ from ragcli.models import SearchFilters
 from ragcli.store.filters import make_filters, parse_since, resolve
 from ragcli.store.lexical import LexicalIndex
 from ragcli.store.manifest import FileRecord
-from tests.conftest import settings_for
+from tests.support.common import settings_for
 
 runner = CliRunner()
 # The sample corpus answers this from Markdown; its one PDF (admin_guide.pdf) also
@@ -171,6 +171,7 @@ def test_cli_filter_matching_nothing_exits_5_with_one_line(sample_store):
         assert "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_compare_applies_the_filter_to_every_mode(sample_store):
     result = runner.invoke(
         app, ["compare", BACKUP, "--type", "pdf", "--json", "--store", str(sample_store)]

@@ -15,8 +15,8 @@ import yaml
 from ragcli import service
 from ragcli.llm import make_llm
 from ragcli.models import PriorTurn
-from tests.conftest import SAMPLE, settings_for
-from tests.stubs import OpenAIStub
+from tests.support.common import SAMPLE, settings_for
+from tests.support.stubs import OpenAIStub
 
 FOLLOWUPS = Path(__file__).parent / "data" / "followups.yaml"
 TOP_K = 5

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 from ragcli import service
 from ragcli.cli import app
 from ragcli.llm.citations import citation_label
-from tests import office_files as make
-from tests.conftest import settings_for
-from tests.test_formats import PYTHON_SOURCE
+from tests.support import office_files as make
+from tests.support.common import settings_for
+from tests.support.corpus import PYTHON_SOURCE
 
 
 def cli(*args: str):

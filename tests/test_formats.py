@@ -1,5 +1,5 @@
 """Every document format a team folder holds: each file is built with its own writer
-library (tests/office_files.py) or saved by LibreOffice (tests/data/office/, and the
+library (tests/support/office_files.py) or saved by LibreOffice (tests/data/office/, and the
 samples in sample_corpus/docs/), and what a user would see is checked: the text, and the
 locator a citation shows."""
 
@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 
 from ragcli.ingest.loaders import LoadError, Section, load
-from tests import office_files as make
-from tests.conftest import ROOT, SAMPLE
+from tests.support import office_files as make
+from tests.support.common import ROOT, SAMPLE
+from tests.support.corpus import PYTHON_SOURCE
 
 FIXTURES = ROOT / "tests" / "data" / "office"
 
@@ -114,27 +115,6 @@ def test_rtf_and_odt_text(tmp_path):
     assert section_with(odt, "garage").heading == "Office moves > Parking"
 
 
-PYTHON_SOURCE = '''"""Billing helpers."""
-
-import math
-
-RATE = 0.2
-
-
-# Rounds half up, as invoices must.
-def round_total(amount):
-    return math.floor(amount * 100 + 0.5) / 100
-
-
-class Invoice:
-    def __init__(self, lines):
-        self.lines = lines
-
-    def total(self):
-        return round_total(sum(self.lines) * (1 + RATE))
-'''
-
-
 def test_code_splits_at_definitions_with_line_ranges(tmp_path):
     source = tmp_path / "billing.py"
     source.write_text(PYTHON_SOURCE)
@@ -235,17 +215,18 @@ def test_ocr_off_reports_a_scan_instead_of_reading_it(tmp_path):
 def test_a_missing_ocr_language_names_the_package_to_install(tmp_path):
     from ragcli import service
     from ragcli.errors import ConfigError
-    from tests.conftest import settings_for
+    from tests.support.common import settings_for
 
     settings = settings_for(tmp_path / "store", **{"ingest.ocr_languages": "eng+klingon"})
     with pytest.raises(ConfigError, match=r"pip install tessdata-klingon"):
         service.ingestor(settings)
 
 
+@pytest.mark.slow
 def test_the_ingest_summary_counts_the_pages_ocr_read(tmp_path):
     import json
 
-    from tests.storecheck import cli_env, ragcli
+    from tests.support.storecheck import cli_env, ragcli
 
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -11,8 +11,8 @@ from ragcli.ingest.chunker import Chunker
 from ragcli.ingest.loaders import load
 from ragcli.store.embedder import bundled_model_dir
 from ragcli.store.tokenizer import TokenCounter
-from tests import office_files as make
-from tests.conftest import settings_for
+from tests.support import office_files as make
+from tests.support.common import settings_for
 
 # Each format family's fixture whose loader gives its sections a heading path.
 FIXTURES = {
@@ -65,6 +65,7 @@ def test_every_chunk_carries_its_heading_path_in_its_text(tmp_path, counter, nam
         assert chunk.token_count == counter.count(chunk.text) + counter.special <= 128
 
 
+@pytest.mark.slow
 def test_a_question_naming_a_section_a_sheet_or_a_slide_finds_it(tmp_path):
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -143,7 +144,7 @@ def test_chunks_under_a_heading_path_still_quote_their_heading_of_their_own(tmp_
 def test_a_pdf_outline_gives_each_page_its_heading_path(tmp_path):
     from pypdf import PdfWriter
 
-    from tests.conftest import SAMPLE
+    from tests.support.common import SAMPLE
 
     writer = PdfWriter(clone_from=SAMPLE / "docs" / "admin_guide.pdf")
     guide = writer.add_outline_item(title="Administrator guide", page_number=0)

@@ -14,8 +14,13 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from tests import office_files as make
-from tests.storecheck import ROOT, cli_env, ragcli, store_state
+import pytest
+
+from tests.support import office_files as make
+from tests.support.storecheck import ROOT, cli_env, ragcli, store_state
+
+# Broken and huge documents ingested for real, the million-row sheet among them.
+pytestmark = pytest.mark.slow
 
 
 def png_header_only(path: Path, width: int, height: int) -> None:
@@ -112,6 +117,7 @@ MEMORY_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.timeout(900)  # writes and reads the million rows: ~2 minutes loaded
 def test_a_million_row_spreadsheet_reads_in_bounded_memory(tmp_path):
     import xlsxwriter  # openpyxl's dependency-free sibling writes a million rows fast
 

@@ -14,8 +14,12 @@ import pytest
 from pypdf import PdfReader, PdfWriter
 
 from ragcli import service
-from tests.conftest import SAMPLE, settings_for
-from tests.storecheck import ROOT, assert_consistent, cli_env, ragcli, store_state
+from tests.support.common import SAMPLE, settings_for
+from tests.support.storecheck import ROOT, assert_consistent, cli_env, ragcli, store_state
+
+# Big and strange files ingested for real (50 MB, a megabyte on one line).
+pytestmark = pytest.mark.slow
+
 
 ADMIN_PDF = SAMPLE / "docs" / "admin_guide.pdf"
 

@@ -17,7 +17,7 @@ import pytest
 from ragcli import service
 from ragcli.llm.subject import heading_name, lacks_subject, with_heading
 from ragcli.llm.text import sentences, strip_citations
-from tests.conftest import settings_for
+from tests.support.common import settings_for
 
 DATA = Path(__file__).parent / "data"
 

@@ -12,7 +12,7 @@ from ragcli.store.fusion import weighted_score_fusion
 from ragcli.store.lexical import LexicalIndex
 from ragcli.store.lexical_sync import lexical_dir
 from ragcli.store.retriever import Retriever
-from tests.conftest import SAMPLE, settings_for
+from tests.support.common import SAMPLE, settings_for
 
 
 def lexical_sources(ingestor, collection="docs") -> dict[str, set[str]]:
@@ -256,13 +256,14 @@ def test_sentences_primed_in_one_call_score_as_one_by_one(sample_store, monkeypa
     assert calls == [[question]]  # its content words, once; no sentence again
 
 
+@pytest.mark.slow
 def test_an_ingest_killed_before_its_bm25_save_is_caught_up_even_at_equal_counts(tmp_path):
     """A run that ended well leaves nothing to catch up, so the next one does not list the
     collection; a run killed after Chroma and the manifest moved on but before the BM25
     save (a file changed, the chunk count unchanged) is caught up from its UNSAVED mark."""
     import signal
 
-    from tests.storecheck import cli_env, ragcli
+    from tests.support.storecheck import cli_env, ragcli
 
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from ragcli import service
 from ragcli.ingest.runner import STATUSES
-from tests.conftest import SAMPLE, settings_for
+from tests.support.common import SAMPLE
+from tests.support.embedders import counting_ingestor
 
 METADATA_FIELDS = {
     "chunk_id",
@@ -23,34 +23,13 @@ METADATA_FIELDS = {
 }
 
 
-class CountingEmbedder:
-    """Wraps the real embedder and counts what it is asked to embed."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.name = inner.name
-        self.backend = inner.backend
-        self.max_seq_length = inner.max_seq_length
-        self.texts = 0
-
-    def embed(self, texts):
-        self.texts += len(texts)
-        return self.inner.embed(texts)
-
-
-def make(store: Path):
-    ingestor = service.ingestor(settings_for(store))
-    ingestor.embedder = CountingEmbedder(ingestor.embedder)
-    return ingestor
-
-
 def all_chunks(ingestor, collection="docs"):
     got = ingestor.store.collection(collection).get(include=["metadatas", "documents"])
     return got["ids"], got["metadatas"], got["documents"]
 
 
 def test_sample_corpus_metadata_is_complete(sample_store):
-    ids, metas, docs = all_chunks(make(sample_store))
+    ids, metas, docs = all_chunks(counting_ingestor(sample_store))
     assert len(ids) == len(set(ids)) > 50
     for chunk_id, meta, text in zip(ids, metas, docs, strict=True):
         assert METADATA_FIELDS <= set(meta)
@@ -76,7 +55,7 @@ def test_sample_corpus_metadata_is_complete(sample_store):
 
 
 def test_reingest_of_unchanged_tree_embeds_and_adds_nothing(sample_store):
-    ingestor = make(sample_store)
+    ingestor = counting_ingestor(sample_store)
     before = sorted(all_chunks(ingestor)[0])
     report = ingestor.run([SAMPLE], "docs")
     assert ingestor.embedder.texts == 0
@@ -89,12 +68,12 @@ def test_changed_file_is_replaced_without_duplicates_or_orphans(tmp_path):
     docs.mkdir()
     (docs / "a.md").write_text("# A\n" + "Alpha fact one. " * 5 + "\n\n# B\nBeta fact two.\n")
     (docs / "b.txt").write_text("Unrelated file that stays.")
-    ingestor = make(tmp_path / "store")
+    ingestor = counting_ingestor(tmp_path / "store")
     first = ingestor.run([docs], "docs")
     assert first.count("new") == 2
     ids_before, metas_before, _ = all_chunks(ingestor)
     (docs / "a.md").write_text("# A\nAlpha fact rewritten.\n")
-    ingestor.embedder.texts = 0
+    ingestor.embedder.calls.clear()
     report = ingestor.run([docs], "docs")
     assert report.count("changed") == 1 and report.count("unchanged") == 1
     assert ingestor.embedder.texts == 1  # only the changed file's one chunk
@@ -115,7 +94,7 @@ def test_changed_file_is_replaced_without_duplicates_or_orphans(tmp_path):
 def test_touched_but_identical_file_is_unchanged(tmp_path):
     doc = tmp_path / "a.md"
     doc.write_text("Same text.")
-    ingestor = make(tmp_path / "store")
+    ingestor = counting_ingestor(tmp_path / "store")
     ingestor.run([doc], "docs")
     os.utime(doc, (1, 1))
     report = ingestor.run([doc], "docs")
@@ -128,7 +107,7 @@ def test_prune_removes_chunks_of_deleted_files_only_under_given_paths(tmp_path):
     (one / "gone.md").write_text("This file will be deleted.")
     (one / "kept.md").write_text("This file stays.")
     (two / "gone_too.md").write_text("Deleted, but not under the pruned path.")
-    ingestor = make(tmp_path / "store")
+    ingestor = counting_ingestor(tmp_path / "store")
     ingestor.run([one, two], "docs")
     (one / "gone.md").unlink()
     (two / "gone_too.md").unlink()
@@ -146,7 +125,7 @@ def test_bad_files_are_reported_and_nothing_stored_is_touched(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "good.md").write_text("Good content about sync.")
-    ingestor = make(tmp_path / "store")
+    ingestor = counting_ingestor(tmp_path / "store")
     ingestor.run([docs], "docs")
     stored = sorted(all_chunks(ingestor)[0])
     (docs / "empty.txt").write_text("")
@@ -173,4 +152,4 @@ def test_missing_path_is_a_clear_error(tmp_path):
     from ragcli.errors import RagcliError
 
     with pytest.raises(RagcliError, match="no-such-dir: no such file or directory"):
-        make(tmp_path / "store").run([tmp_path / "no-such-dir"], "docs")
+        counting_ingestor(tmp_path / "store").run([tmp_path / "no-such-dir"], "docs")

@@ -15,8 +15,8 @@ from ragcli.pipeline.context import RunContext
 from ragcli.pipeline.modes.crag import steps as crag_steps
 from ragcli.store.retriever import Retriever
 from ragcli.trace.recorder import Trace
-from tests.conftest import settings_for
-from tests.stubs import TavilyStub, WebHit
+from tests.support.common import settings_for
+from tests.support.stubs import TavilyStub, WebHit
 
 LABELLED = yaml.safe_load((Path(__file__).parent / "data" / "labelled_questions.yaml").read_text())
 ANSWERABLE = "Which port do the desktop apps use for their live sync connection?"
@@ -84,6 +84,7 @@ def test_extractive_crag_answers_an_off_topic_question_from_the_web(sample_store
 CURRENT_CALIBRATION_ACCURACY_FLOOR = 0.74
 
 
+@pytest.mark.slow
 def test_labelled_set_aggregate_relevance_accuracy(sample_store_master):
     settings = settings_for(sample_store_master)
     embedder = service.embedder(settings)

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +13,7 @@ from ragcli.store import onnx_embedder
 from ragcli.store.embedder import bundled_model_dir as default_model_dir
 from ragcli.store.onnx_embedder import OnnxEmbedder
 from ragcli.store.tokenizer import load_tokenizer
+from tests.support.imports import fresh_imports
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -105,6 +103,7 @@ def test_cache_reused(embedder: OnnxEmbedder, cache_dir: Path) -> None:
     assert calls == [] and again.onnx_path == embedder.onnx_path
 
 
+@pytest.mark.slow
 def test_rebuilt_when_weights_change(
     embedder: OnnxEmbedder, cache_dir: Path, tmp_path: Path
 ) -> None:
@@ -147,9 +146,9 @@ def test_failed_export_leaves_no_file(tmp_path: Path, monkeypatch: pytest.Monkey
     assert not list(tmp_path.glob("*.onnx")) and not list(tmp_path.glob("*.tmp"))
 
 
+@pytest.mark.slow
 def test_query_path_does_not_import_torch(embedder: OnnxEmbedder, cache_dir: Path) -> None:
     code = f"""
-import json, sys
 from pathlib import Path
 from ragcli.store.embedder import bundled_model_dir as default_model_dir
 from ragcli.store.onnx_embedder import OnnxEmbedder
@@ -159,13 +158,9 @@ def no_export(message):
 
 embedder = OnnxEmbedder(default_model_dir(), Path({str(cache_dir)!r}), on_export=no_export)
 assert embedder.embed(["where is the invoice?"]).shape == (1, 384)
-heavy = ("torch", "sentence_transformers", "transformers")
-print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in heavy)))
 """
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
-    )
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+    run = fresh_imports(code, cwd=REPO)
+    assert run.heavy == [], run.stderr[-2000:]
 
 
 def test_batches_keep_padding_small(embedder: OnnxEmbedder) -> None:

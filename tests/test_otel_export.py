@@ -15,8 +15,8 @@ import pytest
 
 from ragcli import service
 from ragcli.trace.export import export_run, otlp_traces_url
-from tests.conftest import ROOT, settings_for
-from tests.embedding_servers import free_port
+from tests.support.common import ROOT, settings_for
+from tests.support.embedding_servers import free_port
 
 
 def test_the_endpoint_comes_from_settings_then_the_standard_variables(tmp_path):
@@ -37,11 +37,12 @@ def test_the_endpoint_comes_from_settings_then_the_standard_variables(tmp_path):
     assert otlp_traces_url(full, {}) == "https://x/api/public/otel/v1/traces"
 
 
+@pytest.mark.slow
 def test_with_no_endpoint_a_run_imports_no_opentelemetry_exporter(sample_store):
     code = (
         "import sys\n"
         "from ragcli import service\n"
-        "from tests.conftest import settings_for\n"
+        "from tests.support.common import settings_for\n"
         f"service.ask(settings_for({str(sample_store)!r}), 'How do I get a refund?')\n"
         "loaded = [m for m in sys.modules if m.startswith(('ragcli.trace.spans',"
         " 'openinference', 'opentelemetry.exporter.otlp.proto.http'))]\n"
@@ -109,7 +110,10 @@ def test_a_collector_that_is_down_costs_the_run_nothing_and_warns_once(
         if hung:
             hung.close()
     assert first.answer_type == "answer"
-    assert handed_over < 0.05  # spans are built and queued; the sending is elsewhere
+    # Spans are queued and sent elsewhere: the run does not wait for the collector, which
+    # would take the export timeout (1 s) for the hung one. A bound between the two, not a
+    # measurement (the benchmark times the hand-over).
+    assert handed_over < 0.5
     assert flushed < 1.0 * 3 + 1  # bounded by the export timeout, whatever the collector does
     warnings = [r.getMessage() for r in caplog.records if "not being exported" in r.getMessage()]
     assert len(warnings) == 1, warnings

@@ -13,12 +13,15 @@ import pytest
 
 from ragcli import service
 from ragcli.trace import spans as otel_spans
-from tests.conftest import ROOT, settings_for
-from tests.phoenix_server import PHOENIX, spans, start_phoenix
+from tests.support.common import ROOT, settings_for
+from tests.support.phoenix_server import PHOENIX, spans, start_phoenix
 
-pytestmark = pytest.mark.skipif(
-    not PHOENIX.exists(), reason="run scripts/install_phoenix.sh (scripts/test.sh does)"
-)
+pytestmark = [
+    pytest.mark.server,  # a real `phoenix serve`
+    pytest.mark.skipif(
+        not PHOENIX.exists(), reason="run scripts/install_phoenix.sh (scripts/test.sh does)"
+    ),
+]
 
 # Phoenix shares a loaded 2-core CI machine with the runs it receives: its first writes can
 # take longer than the 2 s a user's export is allowed.

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import multiprocessing
 
+import pytest
+
 from ragcli import service
 from ragcli.ingest import parse_pool
-from tests.conftest import settings_for
+from tests.support.common import settings_for
 
 
 def chunks_by_file(settings) -> dict[str, list[str]]:
@@ -19,6 +21,7 @@ def chunks_by_file(settings) -> dict[str, list[str]]:
     return {name: sorted(texts) for name, texts in found.items()}
 
 
+@pytest.mark.slow
 def test_worker_processes_parse_as_one_thread_does(tmp_path, monkeypatch):
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -13,7 +13,7 @@ import pytest
 from ragcli.config import EmbeddingSettings
 from ragcli.errors import ConfigError
 from ragcli.store.embedder import make_embedder
-from tests.storecheck import cli_env, ragcli
+from tests.support.storecheck import cli_env, ragcli
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_corpus" / "docs"
 TEXTS = [
@@ -40,6 +40,7 @@ def test_int8_needs_the_onnx_backend():
         make_embedder(EmbeddingSettings(backend="torch", precision="int8"))
 
 
+@pytest.mark.slow
 def test_a_collection_keeps_its_precision(tmp_path):
     docs = tmp_path / "docs"
     shutil.copytree(SAMPLE, docs, ignore=shutil.ignore_patterns("*.pdf"))
@@ -100,7 +101,7 @@ def test_a_collection_keeps_its_precision(tmp_path):
 
 def test_a_store_from_before_precisions_is_fp32(tmp_path):
     from ragcli import service
-    from tests.conftest import settings_for
+    from tests.support.common import settings_for
 
     store = tmp_path / "store"
     service.ingestor(settings_for(store)).run([SAMPLE / "backups_and_restore.md"], "docs")
@@ -121,10 +122,11 @@ def _forget_identity(store):
     collection.modify(metadata=kept or {"ragcli": "older"})
 
 
+@pytest.mark.slow
 def test_embeddings_json_of_an_older_store_is_read_then_migrated_into_the_collection(tmp_path):
     from ragcli import service
     from ragcli.store.embedding_identity import built_with
-    from tests.conftest import settings_for
+    from tests.support.common import settings_for
 
     store = tmp_path / "store"
     service.ingestor(settings_for(store)).run([SAMPLE / "backups_and_restore.md"], "docs")

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from ragcli.cli import app
 from ragcli.llm import prompts
 from ragcli.models import ChunkMetadata, RetrievedChunk
-from tests.stubs import OpenAIStub
+from tests.support.stubs import OpenAIStub
 
 INJECTION = (
     "Refunds for annual plans are possible within 30 days of purchase.\n"

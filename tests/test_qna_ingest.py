@@ -13,7 +13,7 @@ import pytest
 from ragcli import service
 from ragcli.ingest.loaders import LoadError
 from ragcli.ingest.qna import load_qna, qna_format
-from tests.conftest import SAMPLE, settings_for
+from tests.support.common import SAMPLE, settings_for
 
 PAIRS = [
     ("How do I get a refund?", "Write to billing within 30 days."),
@@ -77,6 +77,7 @@ def test_the_sample_faq_loads_all_29_pairs(tmp_path):
     assert report.count("failed") == 0 and report.chunks_added == 29
 
 
+@pytest.mark.slow
 def test_sample_ragignore_keeps_the_faq_out_of_the_documents(tmp_path):
     ingestor, report = ingest(tmp_path, SAMPLE, collection="docs")
     assert not [f for f in report.files if f.path.endswith("faq.yaml")]

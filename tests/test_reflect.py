@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import logging
 
+import pytest
 from typer.testing import CliRunner
 
 from ragcli import service
 from ragcli.cli import app
-from tests.stubs import OpenAIStub, TavilyStub
-from tests.test_crag import HITS, QUESTION, grades, settings_with, steps_named
+from tests.support.crag import HITS, QUESTION, grades, settings_with, steps_named
+from tests.support.stubs import OpenAIStub, TavilyStub
 
 
 def verdict(score: float, grounded: bool = True, regenerate: bool | None = None, reason: str = ""):
@@ -201,6 +202,7 @@ def test_both_irrelevant_without_web_is_not_covered_without_reflection(sample_st
     assert result.reflection_details is None and result.usage.llm_calls == 1
 
 
+@pytest.mark.slow
 def test_both_json_and_trace_tables_through_the_cli(sample_store):
     with OpenAIStub() as llm, TavilyStub(HITS) as web:
         replies = (

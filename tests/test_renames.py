@@ -12,9 +12,12 @@ import pytest
 
 from ragcli.store.lexical import LexicalIndex
 from ragcli.store.lexical_sync import lexical_dir
-from tests.storecheck import assert_consistent, store_state
-from tests.test_crash_recovery import comparable, ingest, make_corpus, write_doc
-from tests.test_ingest import make
+from tests.support.corpus import comparable, ingest, make_corpus, write_doc
+from tests.support.embedders import counting_ingestor
+from tests.support.storecheck import assert_consistent, store_state
+
+# Real ingests, several killed in fresh interpreters, compared with fresh ones.
+pytestmark = pytest.mark.slow
 
 
 def bm25_ids(store: Path) -> list[str]:
@@ -35,11 +38,11 @@ def test_renamed_folder_reuses_every_chunk_and_matches_a_fresh_ingest(tmp_path):
     make_corpus(docs / "old", [1, 2, 3])
     write_doc(docs / "keep.md", 4)
     store = tmp_path / "store"
-    first = make(store).run([docs], "docs")
+    first = counting_ingestor(store).run([docs], "docs")
     moved_chunks = sum(f.chunks for f in first.files if "/old/" in f.path)
     (docs / "old").rename(docs / "new")
 
-    ingestor = make(store)
+    ingestor = counting_ingestor(store)
     report = ingestor.run([docs], "docs")
     assert ingestor.embedder.texts == 0  # nothing embedded
     assert report.chunks_reused == moved_chunks == report.chunks_added
@@ -57,9 +60,9 @@ def test_copy_keeps_both_paths_and_embeds_nothing(tmp_path):
     docs = tmp_path / "docs"
     make_corpus(docs, [1])
     store = tmp_path / "store"
-    make(store).run([docs], "docs")
+    counting_ingestor(store).run([docs], "docs")
     shutil.copy2(docs / "doc1.md", docs / "copy.md")
-    ingestor = make(store)
+    ingestor = counting_ingestor(store)
     report = ingestor.run([docs], "docs")
     assert ingestor.embedder.texts == 0 and report.moved == []
     copy = next(f for f in report.files if f.path.endswith("copy.md"))
@@ -75,9 +78,9 @@ def test_rename_to_another_file_type_is_read_anew(tmp_path):
     docs = tmp_path / "docs"
     make_corpus(docs, [1])
     store = tmp_path / "store"
-    make(store).run([docs], "docs")
+    counting_ingestor(store).run([docs], "docs")
     (docs / "doc1.md").rename(docs / "doc1.txt")  # chunked as plain text, not Markdown
-    ingestor = make(store)
+    ingestor = counting_ingestor(store)
     report = ingestor.run([docs], "docs")
     assert ingestor.embedder.texts > 0 and report.chunks_reused == 0
     # Still a move: the old path leaves without --prune, its content lives on.
@@ -88,9 +91,9 @@ def test_rename_onto_an_existing_file_replaces_its_chunks(tmp_path):
     docs = tmp_path / "docs"
     make_corpus(docs, [1, 2])
     store = tmp_path / "store"
-    make(store).run([docs], "docs")
+    counting_ingestor(store).run([docs], "docs")
     (docs / "doc1.md").replace(docs / "doc2.md")  # doc2's old content is gone
-    ingestor = make(store)
+    ingestor = counting_ingestor(store)
     report = ingestor.run([docs], "docs")
     assert ingestor.embedder.texts == 0
     assert [(Path(m["from"]).name, Path(m["to"]).name) for m in report.moved] == [
@@ -127,11 +130,11 @@ def test_two_files_swapping_contents_embed_nothing(tmp_path):
     docs = tmp_path / "docs"
     make_corpus(docs, [1, 2])
     store = tmp_path / "store"
-    make(store).run([docs], "docs")
+    counting_ingestor(store).run([docs], "docs")
     one, two = (docs / "doc1.md").read_text(), (docs / "doc2.md").read_text()
     (docs / "doc1.md").write_text(two)
     (docs / "doc2.md").write_text(one)
-    ingestor = make(store)
+    ingestor = counting_ingestor(store)
     report = ingestor.run([docs], "docs")
     assert ingestor.embedder.texts == 0
     assert {Path(f.path).name: Path(f.copied_from).name for f in report.files} == {
@@ -150,7 +153,7 @@ def test_a_copy_the_store_no_longer_holds_whole_is_embedded_anew(tmp_path):
     docs = tmp_path / "docs"
     make_corpus(docs, [1, 2])
     store = tmp_path / "store"
-    first = make(store)
+    first = counting_ingestor(store)
     first.run([docs], "docs")
     doc1 = str((docs / "doc1.md").resolve())
     lost = first.store.ids_where("docs", {"source_file": doc1})[:1]
@@ -158,7 +161,7 @@ def test_a_copy_the_store_no_longer_holds_whole_is_embedded_anew(tmp_path):
     first.manifest.close()
     (docs / "doc1.md").rename(docs / "moved.md")
 
-    ingestor = make(store)
+    ingestor = counting_ingestor(store)
     report = ingestor.run([docs], "docs")
     moved = next(f for f in report.files if f.path.endswith("moved.md"))
     assert moved.status == "new" and moved.copied_from == "" and moved.chunks > 1

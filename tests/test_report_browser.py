@@ -14,12 +14,15 @@ from typer.testing import CliRunner
 from ragcli import service
 from ragcli.cli import app
 from ragcli.trace.recorder import Trace
-from tests import browser
-from tests.conftest import settings_for
+from tests.support import browser
+from tests.support.common import settings_for
 
-pytestmark = pytest.mark.skipif(
-    not browser.available(), reason="run scripts/install_chromium.sh (scripts/test.sh does)"
-)
+pytestmark = [
+    pytest.mark.server,  # a real headless Chromium
+    pytest.mark.skipif(
+        not browser.available(), reason="run scripts/install_chromium.sh (scripts/test.sh does)"
+    ),
+]
 
 runner = CliRunner()
 TWO_PARTS = "How do I get a refund for an annual plan and how do I cancel my subscription?"

@@ -9,11 +9,16 @@ import json
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+import pytest
+
+from tests.support.common import ROOT
 
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda".split()
 
 
+@pytest.mark.slow
+@pytest.mark.server  # scripts/scale.py starts `chroma run`
+@pytest.mark.timeout(900)
 def test_scale_reports_every_figure_for_both_stores(tmp_path):
     corpus = tmp_path / "corpus.jsonl.gz"
     with gzip.open(corpus, "wt", encoding="utf-8") as out:

@@ -16,9 +16,9 @@ from ragcli.cli import app
 from ragcli.pipeline.modes.registry import AUTO, MODE_NAMES
 from ragcli.pipeline.results import AskResult, json_schema
 from ragcli.trace.recorder import Trace
-from tests.conftest import settings_for
-from tests.stubs import OpenAIStub, TavilyStub
-from tests.test_crag import HITS, QUESTION, grades, settings_with
+from tests.support.common import settings_for
+from tests.support.crag import HITS, QUESTION, grades, settings_with
+from tests.support.stubs import OpenAIStub, TavilyStub
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = ROOT / "docs" / "ask-result.schema.json"
@@ -56,6 +56,7 @@ def test_ask_json_of_every_mode_matches_the_schema(sample_store, validator, mode
     assert AskResult.model_validate(data).to_json_dict() == data
 
 
+@pytest.mark.slow
 def test_web_results_rewrites_and_re_retrievals_match_the_schema(sample_store, validator):
     with OpenAIStub() as llm, TavilyStub(HITS) as web:
         llm.enqueue(grades(0.5, 0.3, 0.1, 0.1, 0.1))

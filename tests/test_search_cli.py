@@ -7,7 +7,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from ragcli.cli import app
-from tests.stubs import OpenAIStub
+from tests.support.stubs import OpenAIStub
 
 runner = CliRunner()
 QUERY = "how long is the refund window for annual plans"

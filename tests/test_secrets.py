@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.storecheck import cli_env, ragcli
-from tests.stubs import Fault, OpenAIStub
+import pytest
+
+from tests.support.storecheck import cli_env, ragcli
+from tests.support.stubs import Fault, OpenAIStub
 
 OPENAI_KEY = "sk-test-SECRET-6f1d2c9e8b7a"
 TAVILY_KEY = "tvly-SECRET-0a9b8c7d6e5f"
 
 
+@pytest.mark.slow
 def test_keys_appear_nowhere(sample_store, tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -7,8 +7,10 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from ragcli.llm.segment import units
-from tests.storecheck import cli_env, ragcli
+from tests.support.storecheck import cli_env, ragcli
 
 ANSWERS = Path(__file__).parent / "data" / "answers"
 
@@ -45,11 +47,13 @@ def ask(tmp_path: Path, name: str, question: str) -> dict:
     return json.loads(run.stdout)
 
 
+@pytest.mark.slow
 def test_a_hard_wrapped_sentence_is_quoted_whole(tmp_path):
     result = ask(tmp_path, "pep_style.txt", "How long should docstring lines be?")
     assert "the line length should be limited to 72 characters. [1]" in result["answer"]
 
 
+@pytest.mark.slow
 def test_a_lead_in_brings_the_code_it_introduces(tmp_path):
     question = "How do I allow cross-origin requests from a frontend on localhost:8080?"
     answer = ask(tmp_path, "cors.md", question)["answer"]

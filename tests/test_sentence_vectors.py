@@ -7,22 +7,8 @@ import numpy as np
 
 from ragcli import service
 from ragcli.store.sentence_vectors import FILE, SentenceVectors
-from tests.conftest import settings_for
-
-
-class CountingEmbedder:
-    name = "counting"
-    backend = "test"
-    max_seq_length = 256
-    precision = "fp32"
-
-    def __init__(self):
-        self.calls: list[list[str]] = []
-
-    def embed(self, texts):
-        self.calls.append(list(texts))
-        out = np.array([[len(t), t.count("a"), 1.0] for t in texts], dtype=np.float32)
-        return out.reshape(len(texts), 3)
+from tests.support.common import settings_for
+from tests.support.embedders import CountingEmbedder
 
 
 def test_a_sentence_is_embedded_once_per_store(tmp_path):

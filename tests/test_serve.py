@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import get_args
 
 import jsonschema
+import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -27,8 +28,9 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from ragcli.pipeline.modes.registry import runnable
 from ragcli.pipeline.results import json_schema
 from ragcli.serve.tools import ModeName
-from tests.conftest import SAMPLE
-from tests.storecheck import cli_env, ragcli
+from tests.support.common import SAMPLE
+from tests.support.embedding_servers import free_port
+from tests.support.storecheck import cli_env, ragcli
 
 MODES = runnable()
 QUESTION = "How long is the refund window for annual plans?"
@@ -43,12 +45,6 @@ def stdio_server(store: Path, cwd: Path) -> StdioServerParameters:
         env=env,
         cwd=str(cwd),
     )
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class HttpServer:
@@ -96,6 +92,7 @@ def test_mode_names_in_the_schema_are_the_registrys():
     assert list(get_args(ModeName)) == list(MODES)
 
 
+@pytest.mark.server
 def test_over_stdio_each_tool_its_schema_a_filter_and_errors_as_tool_errors(sample_store, tmp_path):
     async def scenario() -> None:
         async with Client(stdio_server(sample_store, tmp_path)) as client:
@@ -161,6 +158,7 @@ def test_over_stdio_each_tool_its_schema_a_filter_and_errors_as_tool_errors(samp
     asyncio.run(scenario())
 
 
+@pytest.mark.server
 def test_every_structured_result_matches_its_tools_declared_output_schema(sample_store, tmp_path):
     """As a client that checks structured content against the tool's outputSchema (the
     TypeScript SDK, the MCP Inspector) does: every mode of ask, and search, sources and
@@ -197,6 +195,7 @@ def test_every_structured_result_matches_its_tools_declared_output_schema(sample
     asyncio.run(scenario())
 
 
+@pytest.mark.server
 def test_a_missing_store_is_a_clear_tool_error(tmp_path):
     async def scenario() -> None:
         async with Client(stdio_server(tmp_path / "nowhere", tmp_path)) as client:
@@ -211,6 +210,7 @@ def test_a_missing_store_is_a_clear_tool_error(tmp_path):
     asyncio.run(scenario())
 
 
+@pytest.mark.server
 def test_http_beyond_this_machine_needs_a_token_and_checks_it(sample_store, tmp_path):
     refused = ragcli(
         "serve",
@@ -244,6 +244,8 @@ def test_http_beyond_this_machine_needs_a_token_and_checks_it(sample_store, tmp_
         asyncio.run(scenario())
 
 
+@pytest.mark.server
+@pytest.mark.timeout(900)  # an ingest of its own in another process, under load
 def test_twenty_concurrent_asks_over_http_while_an_ingest_runs(sample_store, tmp_path):
     """Each ask completes with its own trace; afterwards the warm server finds what the
     ingest added (its store and BM25 index follow another process's writes)."""
@@ -353,6 +355,7 @@ def wait_for_first_batch(store: Path, ingest: subprocess.Popen) -> None:
     )
 
 
+@pytest.mark.server
 def test_host_and_port_without_http_or_a_busy_port_are_one_line_errors(tmp_path):
     lone = ragcli("serve", "--port", "9999", cwd=tmp_path, timeout=60)
     assert lone.returncode == 2 and "--host and --port go with --http" in lone.stderr
@@ -365,6 +368,7 @@ def test_host_and_port_without_http_or_a_busy_port_are_one_line_errors(tmp_path)
     assert "Traceback" not in busy.stderr and "ragcli MCP server on" not in busy.stderr
 
 
+@pytest.mark.server
 def test_ctrl_c_stops_a_stdio_server_at_once(tmp_path):
     server = subprocess.Popen(
         [sys.executable, "-m", "ragcli", "serve", "--store", str(tmp_path / "s")],

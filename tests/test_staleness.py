@@ -14,8 +14,8 @@ import pytest
 from ragcli import service
 from ragcli.pipeline.staleness import stale_sources
 from ragcli.store.manifest import Manifest
-from tests.conftest import settings_for
-from tests.storecheck import cli_env, ragcli
+from tests.support.common import settings_for
+from tests.support.storecheck import cli_env, ragcli
 
 BACKUPS = "# Backups\n\nNightly backups are kept for thirty days and restored with dw restore.\n"
 BILLING = "# Billing\n\nInvoices are sent on the first day of each month by email.\n"
@@ -65,6 +65,7 @@ def test_same_size_edit_is_found_by_its_hash(library):
     assert [s.state for s in check(store, [backups])] == ["changed"]
 
 
+@pytest.mark.slow
 def test_ask_json_lists_stale_sources_and_refresh_reingests_them(library):
     docs, store = library
     (docs / "backups.md").write_text(BACKUPS.replace("thirty days", "ninety days"))
@@ -86,6 +87,7 @@ def test_ask_json_lists_stale_sources_and_refresh_reingests_them(library):
     assert "ninety days" in cited and "thirty days" not in cited
 
 
+@pytest.mark.slow
 def test_refresh_drops_a_deleted_source(library):
     docs, store = library
     (docs / "backups.md").unlink()
@@ -98,6 +100,7 @@ def test_refresh_drops_a_deleted_source(library):
     assert all("backups.md" not in s.metadata.source_file for s in result.sources)
 
 
+@pytest.mark.slow
 def test_terminal_view_marks_stale_sources_and_says_how_to_refresh(library):
     docs, store = library
     (docs / "billing.md").unlink()
@@ -119,6 +122,7 @@ def test_terminal_view_marks_stale_sources_and_says_how_to_refresh(library):
     )
 
 
+@pytest.mark.slow
 def test_search_lists_stale_files_and_refresh_reingests_them(library):
     docs, store = library
     (docs / "backups.md").write_text(BACKUPS.replace("thirty days", "ninety days"))

@@ -3,16 +3,18 @@
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from ragcli import service
 from ragcli.llm.extractive import NO_ANSWER
-from tests.conftest import quoted_in, settings_for
-from tests.stubs import OpenAIStub
+from tests.support.common import quoted_in, settings_for
+from tests.support.stubs import OpenAIStub
 
 LABELLED = yaml.safe_load((Path(__file__).parent / "data" / "labelled_questions.yaml").read_text())
 
 
+@pytest.mark.slow
 def test_extractive_answers_cite_sources_that_contain_them(sample_store):
     settings = settings_for(sample_store)
     hits = answered = 0

@@ -9,10 +9,16 @@ import sys
 import threading
 import time
 
+import pytest
+
 from ragcli.errors import ExitCode
 from ragcli.store.lock import StoreLock
-from tests.storecheck import assert_consistent, cli_env, ragcli, store_state
-from tests.test_crash_recovery import make_corpus
+from tests.support.corpus import make_corpus
+from tests.support.embedders import counting_ingestor
+from tests.support.storecheck import assert_consistent, cli_env, ragcli, store_state
+
+# Real ingests in several processes at once, one of them killed.
+pytestmark = pytest.mark.slow
 
 
 def test_second_ingest_exits_with_a_clear_message_when_the_wait_runs_out(tmp_path):
@@ -40,16 +46,41 @@ def test_second_ingest_exits_with_a_clear_message_when_the_wait_runs_out(tmp_pat
     assert db.execute("SELECT count(*) FROM files").fetchone() == (0,)  # nothing was done
 
 
-def test_second_ingest_waits_for_the_lock_then_runs(tmp_path):
+def test_second_ingest_waits_for_the_lock_then_runs(tmp_path, monkeypatch):
+    """While another writer holds the lock, an ingest waits in `acquire` and touches
+    nothing; once the lock is free it runs. An ingest whose lock did not exclude would
+    leave `acquire` while the other still held it: the test fails then."""
     docs = tmp_path / "docs"
     make_corpus(docs, [1])
     store = tmp_path / "store"
-    lock = StoreLock(store, timeout=0)
-    lock.acquire()
-    threading.Timer(3.0, lock.release).start()
-    result = ragcli("ingest", str(docs), "--store", str(store), "--json", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["files_new"] == 1
+    held = StoreLock(store, timeout=0)
+    held.acquire()  # another ingest holds the store (before the spy below is in place)
+    entered, returned = threading.Event(), threading.Event()
+    real_acquire = StoreLock.acquire
+
+    def spy(self, *args, **kwargs):
+        entered.set()
+        real_acquire(self, *args, **kwargs)
+        returned.set()
+
+    monkeypatch.setattr(StoreLock, "acquire", spy)
+    ingestor = counting_ingestor(store)
+    reports = []
+    writer = threading.Thread(target=lambda: reports.append(ingestor.run([docs], "docs")))
+    try:
+        writer.start()
+        while not entered.wait(0.1):  # till the ingest asks for the lock
+            assert writer.is_alive(), "the ingest ran without asking for the lock"
+        # A lock that excludes keeps it there however long we hold on; one that does not
+        # lets it through at once. A second is ample for the latter to show.
+        assert not returned.wait(1.0), "the ingest took the lock while another held it"
+        assert writer.is_alive() and not reports and ingestor.embedder.texts == 0
+    finally:
+        held.release()
+    writer.join(timeout=300)
+    assert returned.is_set() and not writer.is_alive()
+    (report,) = reports
+    assert report.count("new") == 1 and ingestor.embedder.texts > 0
 
 
 def test_a_dead_holder_leaves_no_stale_lock(tmp_path):

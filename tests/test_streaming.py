@@ -4,12 +4,13 @@ generated, the trace stays complete, and servers without streamed usage are hand
 import json
 import time
 
+import pytest
 from typer.testing import CliRunner
 
 from ragcli import service
 from ragcli.cli import app
-from tests.conftest import settings_for
-from tests.stubs import OpenAIStub
+from tests.support.common import settings_for
+from tests.support.stubs import OpenAIStub
 
 runner = CliRunner()
 QUESTION = "How long is the refund window for annual plans?"
@@ -77,6 +78,7 @@ def _ask(store, stub, *args, env=None):
     return runner.invoke(app, ["ask", QUESTION, "--store", str(store), *args], env=env)
 
 
+@pytest.mark.slow
 def test_cli_streams_on_a_terminal_only(sample_store):
     terminal = {"TTY_COMPATIBLE": "1", "COLUMNS": "100"}
     with OpenAIStub(default=ANSWER) as stub:

@@ -15,7 +15,7 @@ import pytest
 from ragcli import service
 from ragcli.ingest.chunker import Chunker
 from ragcli.llm.extractive import NO_ANSWER
-from tests.conftest import settings_for
+from tests.support.common import settings_for
 
 ADJECTIVES = "Alder Birch Cedar Dune Ember Fjord Granite Heron Iris Juniper Linden Marlow".split()
 THINGS = "stool shelf desk rug kettle mirror vase clock curtain bench".split()

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from ragcli import service
 from ragcli.cli import app
 from ragcli.errors import exit_code_for
-from tests.conftest import settings_for
-from tests.stubs import OpenAIStub
+from tests.support.common import settings_for
+from tests.support.stubs import OpenAIStub
 
 LABELLED = yaml.safe_load((Path(__file__).parent / "data" / "labelled_questions.yaml").read_text())
 TOS = LABELLED["tos"]
@@ -28,6 +28,7 @@ def outcome(result) -> str:
     return result.tos_details.answer_type
 
 
+@pytest.mark.slow
 def test_paraphrased_faq_questions_get_the_stored_answer(sample_store):
     settings = settings_for(sample_store)
     for case in TOS["faq_exact"]:
@@ -46,6 +47,7 @@ def test_off_topic_questions_are_handed_off(sample_store):
         assert result.answer == settings.tos.handoff_message
 
 
+@pytest.mark.slow
 def test_policy_questions_are_answered_from_the_documents(sample_store):
     settings = settings_for(sample_store)
     answered = 0
@@ -205,21 +207,6 @@ def test_openai_backend_is_not_called_for_a_faq_answer(sample_store):
     assert outcome(result) == "qna_answer" and stub.requests == []
 
 
-def _hybrid_unimplemented() -> bool:
-    """The Retriever refuses mode="hybrid" up front until issue 7's hybrid search lands;
-    any other failure of this store-less probe means it is wired."""
-    from ragcli.store.retriever import Retriever
-
-    try:
-        Retriever(None, None, "docs").search("probe", 1, mode="hybrid")  # type: ignore[arg-type]
-    except NotImplementedError:
-        return True
-    except Exception:
-        return False
-    return False
-
-
-@pytest.mark.skipif(_hybrid_unimplemented(), reason="hybrid retrieval not wired yet (issue 7)")
 def test_hybrid_documents_stage_shows_both_component_scores(sample_store):
     settings = settings_for(sample_store, **{"tos.hybrid": True})
     result = service.ask(settings, TOS["policy_only"][0]["question"], mode="tos")

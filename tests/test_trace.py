@@ -1,20 +1,8 @@
 import json
 import sqlite3
 
-from ragcli.trace.recorder import Trace, record_llm_call
 from ragcli.trace.store import SCHEMA_VERSION, TraceStore
-
-
-def make_trace(question="q?") -> Trace:
-    trace = Trace(question=question, mode="standard", thresholds={"crag": {"x": 0.7}})
-    with trace.step("retrieve", query=question) as step:
-        step.scores = {"best": 0.61}
-        step.threshold = {"relevant": 0.7}
-        step.decision = "5 chunks"
-        record_llm_call(10, 3)
-    trace.answer = "an answer [1]"
-    trace.total_ms = 12.5
-    return trace
+from tests.support.traces import make_trace
 
 
 def test_round_trip(tmp_path):

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from ragcli.cli import app
 from ragcli.trace.store import SCHEMA_VERSION, TraceStore
-from tests.storecheck import ragcli
+from tests.support.storecheck import ragcli
 
 QUESTION = "How long can I get a refund for an annual plan?"
 runner = CliRunner()
@@ -68,7 +68,7 @@ def test_newer_schema_is_left_alone(sample_store, caplog):
 
 
 def test_every_older_schema_version_is_migrated(tmp_path):
-    from tests.test_trace import make_trace
+    from tests.support.traces import make_trace
 
     for start in range(SCHEMA_VERSION):
         path = tmp_path / f"v{start}.sqlite"

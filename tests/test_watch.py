@@ -5,23 +5,27 @@ killed mid-burst; each time the store must equal a fresh ingest of the final tre
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import random
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from ragcli.ingest.watch import Watcher
 from ragcli.store.lexical import LexicalIndex
 from ragcli.store.lexical_sync import lexical_dir
-from tests.storecheck import assert_consistent, cli_env, store_state
-from tests.test_crash_recovery import comparable, ingest
-from tests.test_ingest import make
+from tests.support.corpus import comparable, ingest
+from tests.support.embedders import counting_ingestor
+from tests.support.storecheck import assert_consistent, cli_env, store_state
 
 WORDS = "backup restore archive sync node cluster token quota invoice refund policy".split()
 
@@ -65,13 +69,14 @@ def burst(watcher: Watcher, *paths: Path):
     return watcher.apply()
 
 
+@pytest.mark.slow
 def test_bursts_apply_creations_changes_renames_and_deletions(tmp_path):
     docs = tmp_path / "docs"
     short_doc(docs / "a.md", 1)
     short_doc(docs / "b.md", 2)
     (docs / ".ragignore").write_text("drafts/\n")
     store = tmp_path / "store"
-    ingestor = make(store)
+    ingestor = counting_ingestor(store)
     ingestor.run([docs], "docs", prune=True)
     log = Log()
     watcher = Watcher(ingestor, [docs], "docs", log)
@@ -123,7 +128,7 @@ def test_a_locked_store_keeps_the_burst_for_later(tmp_path):
     docs = tmp_path / "docs"
     short_doc(docs / "a.md", 1)
     store = tmp_path / "store"
-    ingestor = make(store)
+    ingestor = counting_ingestor(store)
     ingestor.run([docs], "docs")
     ingestor.lock.timeout = 0.2
     log = Log()
@@ -160,15 +165,17 @@ class WatchProcess:
         )
         self.changes: list[dict] = []
         self.stderr: list[str] = []
-        self.last_output = time.monotonic()
         self.watching = threading.Event()
-        threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self.readers = [
+            threading.Thread(target=self._read_stdout, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        ]
+        for reader in self.readers:
+            reader.start()
 
     def _read_stdout(self):
         assert self.process.stdout is not None
         for line in self.process.stdout:
-            self.last_output = time.monotonic()
             if line.startswith('{"action"'):
                 self.changes.append(json.loads(line))
 
@@ -192,16 +199,27 @@ class WatchProcess:
         finally:
             os.close(fd)  # closing drops a lock taken here
 
-    def settle(self, quiet: float = 4.0, limit: float = 600):
-        """Until nothing was written for `quiet` seconds and no write holds the lock."""
+    def _stored_hashes(self) -> list[str] | None:
+        """The contents the manifest holds, or None while a write is open (journaled)."""
+        try:
+            with sqlite3.connect(f"file:{self.store / 'manifest.sqlite'}?mode=ro", uri=True) as db:
+                if db.execute("SELECT count(*) FROM journal").fetchone()[0]:
+                    return None
+                return sorted(row[0] for row in db.execute("SELECT sha256 FROM files"))
+        except sqlite3.Error:  # not created yet, or busy
+            return None
+
+    def settle(self, docs: Path, limit: float = 600):
+        """Until the store holds exactly the tree's files as they are now (every file's
+        contents differ, so the hashes say so), no write is open and none holds the lock:
+        the event itself rather than a quiet spell. `limit` is slack for a loaded machine."""
+        tree = sorted(hashlib.sha256(p.read_bytes()).hexdigest() for p in docs.rglob("*.md"))
         deadline = time.monotonic() + limit
         while time.monotonic() < deadline:
-            if time.monotonic() - self.last_output > quiet and self._lock_free():
-                time.sleep(0.5)
-                if self._lock_free() and time.monotonic() - self.last_output > quiet:
-                    return
+            if self._stored_hashes() == tree and self._lock_free():
+                return
             time.sleep(0.25)
-        raise AssertionError("the watcher did not settle: " + "".join(self.stderr))
+        raise AssertionError("the watcher did not catch up: " + "".join(self.stderr))
 
 
 def bursts_of_edits(docs: Path, files: int, rng: random.Random, pause: float) -> None:
@@ -229,6 +247,8 @@ def bursts_of_edits(docs: Path, files: int, rng: random.Random, pause: float) ->
     shutil.rmtree(docs / "group3")  # and a whole folder
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(1200)  # 500 files in bursts, then waits for the watcher to catch up
 def test_watch_under_load_ends_as_a_fresh_ingest(tmp_path):
     docs = tmp_path / "docs"
     short_doc(docs / "seed.md", 0)
@@ -237,9 +257,11 @@ def test_watch_under_load_ends_as_a_fresh_ingest(tmp_path):
     try:
         watcher.wait_watching()
         bursts_of_edits(docs, 500, random.Random(5), pause=0.4)
-        watcher.settle()
+        watcher.settle(docs)
         watcher.process.send_signal(signal.SIGINT)
         assert watcher.process.wait(60) == 0, "".join(watcher.stderr)
+        for reader in watcher.readers:  # till its last lines are read
+            reader.join(timeout=30)
     finally:
         if watcher.process.poll() is None:
             watcher.process.kill()
@@ -250,6 +272,8 @@ def test_watch_under_load_ends_as_a_fresh_ingest(tmp_path):
     assert state == fresh_state(docs, tmp_path)
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_watcher_killed_mid_burst_is_repaired_by_the_next_ingest(tmp_path):
     docs = tmp_path / "docs"
     short_doc(docs / "seed.md", 0)

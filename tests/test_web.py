@@ -8,7 +8,7 @@ from ragcli.config import load_settings
 from ragcli.errors import ConfigError
 from ragcli.web import WebSearchError, chosen_web, make_web
 from ragcli.web.tavily import TavilyProvider
-from tests.stubs import TavilyStub, WebHit
+from tests.support.stubs import TavilyStub, WebHit
 
 
 def settings(**values):

@@ -11,9 +11,9 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from tests.embedding_servers import free_port
+from tests.support.embedding_servers import free_port
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PHOENIX = ROOT / ".venv-phoenix" / "bin" / "phoenix"
 
 
