@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from ragcli import service
 from ragcli.pipeline.staleness import stale_sources
 from ragcli.store.manifest import Manifest
-from tests.conftest import settings_for
+from tests.support.common import settings_for
 
 runner = CliRunner()
 QUESTION = "How long is the refund window for annual plans?"

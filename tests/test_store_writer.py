@@ -17,7 +17,7 @@ from ragcli import service
 from ragcli.store.lock import StoreBusyError, StoreLock
 from ragcli.store.manifest import Manifest
 from ragcli.store.vectors import VectorStore
-from tests.conftest import SAMPLE, settings_for
+from tests.support.common import SAMPLE, settings_for
 
 MODEL_MODULES = ("onnxruntime", "torch", "sentence_transformers")
 

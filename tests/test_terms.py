@@ -12,7 +12,7 @@ import Stemmer
 from ragcli import terms
 from ragcli.terms import index_terms, stemmer
 from ragcli.words import INDEX_STOPWORDS, QUERY_STOPWORDS, STOPWORDS
-from tests.conftest import SAMPLE
+from tests.support.common import SAMPLE
 
 TEXTS = [
     "The Rhine flows through Zürich's neighbours, Basel and Köln: 1,233 km.",
