@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from ragcli.chat.cancel import AnswerCancelled, Cancel, typed_ahead_cancel
 from ragcli.chat.commands import COMMANDS, Command, help_lines, parse
 from ragcli.errors import RagcliError
 from ragcli.service import AskSession, cost_of
@@ -26,6 +27,7 @@ class ChatLoop:
         self.session = session
         self.console = console
         self.errors = errors
+        self.cancel = Cancel()
 
     def _prompt(self):
         from prompt_toolkit import PromptSession
@@ -48,6 +50,13 @@ class ChatLoop:
         return PromptSession(history=history, key_bindings=keys, multiline=False)
 
     def run(self) -> None:
+        self.cancel.install()  # for the whole session: see chat/cancel.py
+        try:
+            self._loop()
+        finally:
+            self.cancel.restore()
+
+    def _loop(self) -> None:
         prompt = self._prompt()
         filters = self.session.filters
         scope = f" · filter {filters.describe()}" if filters is not None and filters.active else ""
@@ -58,8 +67,11 @@ class ChatLoop:
             highlight=False,
         )
         while True:
+            self.cancel.clear()
             try:
-                line = prompt.prompt(f"{self.session.mode}> ")
+                # Ctrl-C at the prompt is a key (raw mode); a SIGINT in the prompt's
+                # teardown, after Enter, must reach our handler, not prompt_toolkit's.
+                line = prompt.prompt(f"{self.session.mode}> ", handle_sigint=False)
             except KeyboardInterrupt:  # at the prompt: drop the line, as a shell does
                 continue
             except EOFError:
@@ -68,6 +80,8 @@ class ChatLoop:
                 continue
             command = parse(line)
             if command is None:
+                if typed_ahead_cancel(prompt.input):
+                    self.cancel.set()
                 self.answer(line.strip())
             elif not self.command(command):
                 break
@@ -80,14 +94,22 @@ class ChatLoop:
         from ragcli.terminal import LiveAnswer, can_animate
         from ragcli.views.chat import chat_answer
 
+        cancel = self.cancel
         try:
             check_length(question, self.session.settings.conversation)
             if can_animate(self.console):
                 with LiveAnswer(self.console) as live:
-                    result = self.session.ask(question, on_token=live)
+
+                    def on_token(piece: str) -> None:
+                        cancel.check()  # an interrupt a library swallowed still stops it
+                        live(piece)
+
+                    with cancel.armed():
+                        result = self.session.ask(question, on_token, checkpoint=cancel)
             else:  # NO_COLOR or TERM=dumb: no redrawing, the answer when complete
-                result = self.session.ask(question)
-        except KeyboardInterrupt:
+                with cancel.armed():
+                    result = self.session.ask(question, checkpoint=cancel)
+        except AnswerCancelled:
             self.console.print("cancelled: that question is not part of the conversation")
             return
         except RagcliError as error:
