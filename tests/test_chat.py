@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -164,6 +165,9 @@ def test_ctrl_c_cancels_the_answer_and_keeps_the_session(sample_store, tmp_path,
             say(child, "Who can do that?", "administrators", "turn 2 of")
             assert all(ASKED not in json.dumps(r) for r in stub.requests[asked_before:])
             assert "restore a backup" in json.dumps(stub.requests[asked_before:])
+            # A SIGINT while no answer runs is spent: it does not cancel the next question.
+            child.kill(signal.SIGINT)
+            say(child, "Who can do that?", "administrators")
             # Ctrl-C at the prompt still drops the line being typed, and Ctrl-D leaves.
             child.send("half a question")
             child.sendintr()

@@ -57,7 +57,7 @@ class Cancel:
             self._installed = False
 
     def clear(self) -> None:
-        """Before a prompt: a Ctrl-C of the previous answer's last moments is spent."""
+        """At each render of the prompt: a SIGINT before it is spent (session.py)."""
         self.event.clear()
 
     def set(self) -> None:

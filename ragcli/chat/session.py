@@ -58,6 +58,15 @@ class ChatLoop:
 
     def _loop(self) -> None:
         prompt = self._prompt()
+
+        def rendered(_app) -> None:
+            # Every render of the prompt, its last one after Enter included, happens in raw
+            # mode, where Ctrl-C is a key: a signal before it (a late Ctrl-C of the last
+            # answer, a kill at the prompt) is spent; one after the last render, in the
+            # prompt's teardown, is kept and cancels the question just asked.
+            self.cancel.clear()
+
+        prompt.app.after_render += rendered
         filters = self.session.filters
         scope = f" · filter {filters.describe()}" if filters is not None and filters.active else ""
         self.console.print(
@@ -67,7 +76,6 @@ class ChatLoop:
             highlight=False,
         )
         while True:
-            self.cancel.clear()
             try:
                 # Ctrl-C at the prompt is a key (raw mode); a SIGINT in the prompt's
                 # teardown, after Enter, must reach our handler, not prompt_toolkit's.
