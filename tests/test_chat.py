@@ -18,6 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # A fresh prompt starts a line; redrawing the line being typed does not.
 PROMPT = r"\n[^\n]*?(standard|crag)>"
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
+# The child's terminal is a fresh pty whose interrupt character is ^C; pexpect's sendintr()
+# sends the one of the terminal running the tests instead, which may differ or be disabled.
+CTRL_C = "\x03"
 
 
 def spawn(
@@ -135,7 +138,7 @@ def test_ctrl_c_cancels_the_answer_and_keeps_the_session(sample_store, tmp_path,
             if moment == "typed_ahead":
                 # Ctrl-C right behind Enter, in one write: it reaches the terminal while
                 # the line editor still holds it in raw mode, so it is a key, not a signal.
-                child.send(ASKED + "\r\x03")
+                child.send(ASKED + "\r" + CTRL_C)
             else:
                 child.sendline(ASKED)
                 if moment == "retrieving":
@@ -145,7 +148,7 @@ def test_ctrl_c_cancels_the_answer_and_keeps_the_session(sample_store, tmp_path,
                     assert stub.held.wait(60), "the answer was never asked for"
                 else:
                     child.expect("word4")  # five words on screen; the stub holds the rest
-                child.sendintr()
+                child.send(CTRL_C)
             seen = child.expect(["cancelled: ", "word199"], timeout=60)
             stub.release.set()
             (tmp_path / "release-retrieval").touch()
@@ -170,7 +173,7 @@ def test_ctrl_c_cancels_the_answer_and_keeps_the_session(sample_store, tmp_path,
             say(child, "Who can do that?", "administrators")
             # Ctrl-C at the prompt still drops the line being typed, and Ctrl-D leaves.
             child.send("half a question")
-            child.sendintr()
+            child.send(CTRL_C)
             child.expect(PROMPT)
             child.sendeof()
             child.expect(pexpect.EOF)
