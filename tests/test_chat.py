@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pexpect
@@ -22,9 +22,15 @@ ROOT = Path(__file__).resolve().parent.parent
 # A fresh prompt starts a line; redrawing the line being typed does not.
 PROMPT = r"\n[^\n]*?(standard|crag)>"
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
+# The child's terminal is a fresh pty whose interrupt character is ^C; pexpect's sendintr()
+# sends the one of the terminal running the tests instead, which may differ or be disabled.
+CTRL_C = "\x03"
 
 
-def spawn(store: Path, home: Path, *args: str, env: dict[str, str] | None = None):
+def spawn(
+    store: Path, home: Path, *args: str, env: dict[str, str] | None = None, prelude: str = ""
+):
+    """`ragcli chat` in a pseudo-terminal; `prelude` is Python run before it starts."""
     environ = {
         **os.environ,
         "PYTHONPATH": str(ROOT),
@@ -34,9 +40,11 @@ def spawn(store: Path, home: Path, *args: str, env: dict[str, str] | None = None
         "PROMPT_TOOLKIT_NO_CPR": "1",  # pexpect answers no cursor-position request
         **(env or {}),
     }
+    argv = ["ragcli", "chat", "--store", str(store), *args]
+    code = f"{prelude}\nimport sys\nfrom ragcli.cli import main\nsys.argv = {argv!r}\nmain()"
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "ragcli", "chat", "--store", str(store), *args],
+        ["-c", code],
         env=environ,
         cwd=str(home),
         encoding="utf-8",
@@ -96,31 +104,85 @@ def test_chat_slash_commands_follow_up_and_refusals(sample_store, tmp_path):
     assert "and for monthly ones?" in history  # questions are remembered between sessions
 
 
-def test_ctrl_c_cancels_the_answer_and_keeps_the_session(sample_store, tmp_path):
-    long_answer = " ".join(f"word{n}" for n in range(200)) + " [1]"
-    with OpenAIStub(default=long_answer) as stub:
-        stub.stream_delay = 0.1  # 20 s to stream: time enough to cancel it
+# The first retrieval of the session stops until this file exists: a slow retrieval, held
+# for as long as the test needs, that says so on the terminal.
+HOLD_RETRIEVAL = """
+import time
+from pathlib import Path
+from ragcli.store.retriever import Retriever
+search, calls = Retriever.search, []
+def held(self, *args, **kwargs):
+    calls.append(1)
+    if len(calls) == 1:
+        print("retrieval held", flush=True)
+        release = Path("release-retrieval")
+        for _ in range(1200):
+            if release.exists():
+                break
+            time.sleep(0.05)
+    return search(self, *args, **kwargs)
+Retriever.search = held
+"""
+ASKED = "What is the refund window for annual plans?"
+LONG_ANSWER = " ".join(f"word{n}" for n in range(200)) + " [1]"
+
+
+@pytest.mark.parametrize(
+    "moment", ["typed_ahead", "retrieving", "before_first_token", "mid_stream"]
+)
+def test_ctrl_c_cancels_the_answer_and_keeps_the_session(sample_store, tmp_path, moment):
+    """One Ctrl-C cancels at each moment of an answer, each reached by what the terminal
+    shows or by the stub holding its reply until the key was sent (no timed sleep)."""
+    with OpenAIStub(default=LONG_ANSWER) as stub:
+        stub.hold_after = {"before_first_token": 0, "mid_stream": 5}.get(moment)
         env = {"OPENAI_BASE_URL": stub.base_url, "OPENAI_API_KEY": "sk-test"}
-        child = spawn(sample_store, tmp_path, env=env)
+        prelude = HOLD_RETRIEVAL if moment == "retrieving" else ""
+        child = spawn(sample_store, tmp_path, env=env, prelude=prelude)
         try:
-            child.sendline("What is the refund window for annual plans?")
-            deadline = time.monotonic() + 60
-            while not any(r.get("stream") for r in stub.requests):
-                assert time.monotonic() < deadline, "the answer never started"
-                time.sleep(0.1)
-            time.sleep(0.5)
-            child.sendintr()
-            child.expect("cancelled", timeout=20)
+            if moment == "typed_ahead":
+                # Ctrl-C right behind Enter, in one write: it reaches the terminal while
+                # the line editor still holds it in raw mode, so it is a key, not a signal.
+                child.send(ASKED + "\r" + CTRL_C)
+            else:
+                child.sendline(ASKED)
+                if moment == "retrieving":
+                    child.expect("retrieval held")
+                elif moment == "before_first_token":
+                    child.expect("working")  # the spinner: the answer has begun
+                    assert stub.held.wait(60), "the answer was never asked for"
+                else:
+                    child.expect("word4")  # five words on screen; the stub holds the rest
+                child.send(CTRL_C)
+            seen = child.expect(["cancelled: ", "word199"], timeout=60)
+            stub.release.set()
+            (tmp_path / "release-retrieval").touch()
+            assert seen == 0, f"Ctrl-C ({moment}) did not cancel the answer"
             child.expect(PROMPT)
-            # The session goes on: the next question is answered in full.
-            stub.stream_delay = 0.0
-            stub.default = "Annual plans can be refunded within 30 days. [1]"
-            child.sendline("How do I restore a backup?")
-            child.expect("within 30 days")
+            if moment == "retrieving":  # cancelled before the model was asked anything
+                assert not stub.requests
+            # The session goes on: the next question is answered in full, as the first
+            # turn of the conversation (the cancelled one is not part of it)...
+            stub.hold_after = None
+            stub.default = "Backups are restored from the settings page. [1]"
+            first = say(child, "How do I restore a backup?", "settings page", "trace")
+            assert "turn 2 of" not in first
+            # ...and a follow-up carries that turn, never the cancelled question.
+            stub.default = "Only administrators can restore a backup. [1]"
+            asked_before = len(stub.requests)
+            say(child, "Who can do that?", "administrators", "turn 2 of")
+            assert all(ASKED not in json.dumps(r) for r in stub.requests[asked_before:])
+            assert "restore a backup" in json.dumps(stub.requests[asked_before:])
+            # A SIGINT while no answer runs is spent: it does not cancel the next question.
+            child.kill(signal.SIGINT)
+            say(child, "Who can do that?", "administrators")
+            # Ctrl-C at the prompt still drops the line being typed, and Ctrl-D leaves.
+            child.send("half a question")
+            child.send(CTRL_C)
             child.expect(PROMPT)
-            child.sendeof()  # Ctrl-D leaves
+            child.sendeof()
             child.expect(pexpect.EOF)
         finally:
+            stub.release.set()
             child.close(force=True)
     assert child.exitstatus == 0
 

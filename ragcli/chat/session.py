@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from ragcli.chat.cancel import AnswerCancelled, Cancel, typed_ahead_cancel
 from ragcli.chat.commands import COMMANDS, Command, help_lines, parse
 from ragcli.errors import RagcliError
 from ragcli.service import AskSession, cost_of
@@ -26,6 +27,7 @@ class ChatLoop:
         self.session = session
         self.console = console
         self.errors = errors
+        self.cancel = Cancel()
 
     def _prompt(self):
         from prompt_toolkit import PromptSession
@@ -48,7 +50,23 @@ class ChatLoop:
         return PromptSession(history=history, key_bindings=keys, multiline=False)
 
     def run(self) -> None:
+        self.cancel.install()  # for the whole session: see chat/cancel.py
+        try:
+            self._loop()
+        finally:
+            self.cancel.restore()
+
+    def _loop(self) -> None:
         prompt = self._prompt()
+
+        def rendered(_app) -> None:
+            # Every render of the prompt, its last one after Enter included, happens in raw
+            # mode, where Ctrl-C is a key: a signal before it (a late Ctrl-C of the last
+            # answer, a kill at the prompt) is spent; one after the last render, in the
+            # prompt's teardown, is kept and cancels the question just asked.
+            self.cancel.clear()
+
+        prompt.app.after_render += rendered
         filters = self.session.filters
         scope = f" · filter {filters.describe()}" if filters is not None and filters.active else ""
         self.console.print(
@@ -59,7 +77,9 @@ class ChatLoop:
         )
         while True:
             try:
-                line = prompt.prompt(f"{self.session.mode}> ")
+                # Ctrl-C at the prompt is a key (raw mode); a SIGINT in the prompt's
+                # teardown, after Enter, must reach our handler, not prompt_toolkit's.
+                line = prompt.prompt(f"{self.session.mode}> ", handle_sigint=False)
             except KeyboardInterrupt:  # at the prompt: drop the line, as a shell does
                 continue
             except EOFError:
@@ -68,6 +88,8 @@ class ChatLoop:
                 continue
             command = parse(line)
             if command is None:
+                if typed_ahead_cancel(prompt.input):
+                    self.cancel.set()
                 self.answer(line.strip())
             elif not self.command(command):
                 break
@@ -80,14 +102,22 @@ class ChatLoop:
         from ragcli.terminal import LiveAnswer, can_animate
         from ragcli.views.chat import chat_answer
 
+        cancel = self.cancel
         try:
             check_length(question, self.session.settings.conversation)
             if can_animate(self.console):
                 with LiveAnswer(self.console) as live:
-                    result = self.session.ask(question, on_token=live)
+
+                    def on_token(piece: str) -> None:
+                        cancel.check()  # an interrupt a library swallowed still stops it
+                        live(piece)
+
+                    with cancel.armed():
+                        result = self.session.ask(question, on_token, checkpoint=cancel)
             else:  # NO_COLOR or TERM=dumb: no redrawing, the answer when complete
-                result = self.session.ask(question)
-        except KeyboardInterrupt:
+                with cancel.armed():
+                    result = self.session.ask(question, checkpoint=cancel)
+        except AnswerCancelled:
             self.console.print("cancelled: that question is not part of the conversation")
             return
         except RagcliError as error:

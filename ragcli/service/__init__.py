@@ -12,6 +12,7 @@ Each builds what it needs from Settings through ragcli/wiring.py, whose builders
 offered here. Front ends import this package (`service.ask(...)`), not its modules."""
 
 from ragcli.service.asking import CHECKED_ANSWERS as CHECKED_ANSWERS
+from ragcli.service.asking import Checkpoint as Checkpoint
 from ragcli.service.asking import ask as ask
 from ragcli.service.asking import backend_info as backend_info
 from ragcli.service.asking import check_support as check_support

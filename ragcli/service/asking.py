@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ragcli.config import Settings
 from ragcli.errors import ConfigError, NoMatchError
@@ -43,6 +43,16 @@ def backend_info(settings: Settings, llm_model: str, embedder_name: str) -> dict
     }
 
 
+class Checkpoint(Protocol):
+    """Lets a front end abandon a run between its stages (`chat`'s Ctrl-C)."""
+
+    def check(self) -> None:
+        """Raises to abandon the run."""
+
+    def commit(self) -> None:
+        """The run is about to be saved: raises to abandon it, or it is kept."""
+
+
 def with_top_k(settings: Settings, top_k: int | None) -> Settings:
     """`--top-k` for one run: every retrieval of the run takes it, the agentic
     sub-questions' too."""
@@ -64,10 +74,12 @@ def ask(
     filters: SearchFilters | None = None,
     resources: Resources | None = None,
     conversation: Conversation | None = None,
+    checkpoint: Checkpoint | None = None,
 ) -> AskResult:
     """One run of `mode`, a turn of `conversation` (a new one when None): a follow-up is
     made standalone before retrieval. With `refresh`, the retrieved files that changed or
-    vanished since they were ingested are re-ingested (or removed) first."""
+    vanished since they were ingested are re-ingested (or removed) first. `checkpoint` is
+    consulted between stages; a run it abandons is not saved."""
     from ragcli.llm import make_llm
     from ragcli.pipeline.context import RunContext
     from ragcli.pipeline.conversation import check_length, standalone_step
@@ -86,6 +98,8 @@ def ask(
     store, emb_of = open_store(settings, resources, on_export)
     require_chunks(store, collection)
     emb = emb_of()
+    if checkpoint is not None:
+        checkpoint.check()
     lexical = resources.lexical if resources is not None else None
     search = retriever(settings, store, emb, collection, filters, lexical)
     require_matches(search, collection)
@@ -111,6 +125,8 @@ def ask(
                 settings, sentence_emb, calibration(settings), term_stats=term_stats(search)
             )
     web = make_web(settings)
+    if checkpoint is not None:  # before retrieval
+        checkpoint.check()
     if filters is not None and filters.active:
         trace.filters = filters.model_dump(mode="json")
     ctx = RunContext(
@@ -118,6 +134,8 @@ def ask(
     )
     result = modes[mode](ctx, turn.standalone)
     result.conversation = turn
+    if checkpoint is not None:
+        checkpoint.check()
     if settings.support.enabled and result.answer_type in CHECKED_ANSWERS:
         check_support(settings, emb, result, trace)
     result.stale_sources = check_sources(settings, collection, source_files(result.sources))
@@ -131,6 +149,8 @@ def ask(
     trace.answer_type = result.answer_type
     trace.sources = [s.model_dump(mode="json") for s in result.sources]
     trace.result = result.to_json_dict()
+    if checkpoint is not None:
+        checkpoint.commit()
     save_trace(settings, trace)
     from ragcli.trace.export import export_run  # light: OpenTelemetry only when configured
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ragcli.config import Settings
 from ragcli.pipeline.conversation import Conversation
 from ragcli.pipeline.results import AskResult
-from ragcli.service.asking import ask
+from ragcli.service.asking import Checkpoint, ask
 from ragcli.service.conversations import new_conversation, prior_turn
 from ragcli.service.resources import Resources
 from ragcli.service.traces import saved_trace
@@ -40,7 +40,12 @@ class AskSession:
         self.conversation = conversation or new_conversation()
         self.last: AskResult | None = None
 
-    def ask(self, question: str, on_token: Callable[[str], None] | None = None) -> AskResult:
+    def ask(
+        self,
+        question: str,
+        on_token: Callable[[str], None] | None = None,
+        checkpoint: Checkpoint | None = None,
+    ) -> AskResult:
         result = ask(
             self.settings,
             question,
@@ -51,6 +56,7 @@ class AskSession:
             filters=self.filters,
             resources=self.resources,
             conversation=self.conversation,
+            checkpoint=checkpoint,
         )
         self.conversation.turns.append(prior_turn(result))
         self.last = result

@@ -105,6 +105,11 @@ class OpenAIStub(StubServer):
         self.stream_usage = True  # send a usage chunk when stream_options.include_usage asks
         self.reject_stream_options = False  # answer 400 to stream_options, as some servers do
         self.stream_delay = 0.0  # seconds between events
+        # A stream that stops after `hold_after` pieces until `release` is set (at most a
+        # minute), so a test acts at a known moment of the answer; `held` says it stopped.
+        self.hold_after: int | None = None
+        self.held = threading.Event()
+        self.release = threading.Event()
         # When each request arrived and was answered (perf_counter), to tell calls that
         # overlapped from calls made one after another.
         self.intervals: list[tuple[float, float]] = []
@@ -194,7 +199,10 @@ class OpenAIStub(StubServer):
 
         def events():
             yield chunk([{"index": 0, "delta": {"role": "assistant", "content": ""}}])
-            for piece in re.findall(r"\s*\S+", content):
+            for n, piece in enumerate(re.findall(r"\s*\S+", content)):
+                if n == self.hold_after:
+                    self.held.set()
+                    self.release.wait(60)
                 time.sleep(self.stream_delay)
                 yield chunk([{"index": 0, "delta": {"content": piece}, "finish_reason": None}])
             yield chunk([{"index": 0, "delta": {}, "finish_reason": "stop"}])
