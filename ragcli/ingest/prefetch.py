@@ -113,10 +113,6 @@ class Batches(Generic[B]):
         self.queued.popleft()
         return self.write(oldest, embedded)
 
-    def idle(self) -> bool:
-        """Whether nothing is being embedded: a batch sent now starts at once."""
-        return not self.queued or self.queued[-1][1].done()
-
     def flush(self) -> int:
         """Write the batch still in flight."""
         return self.send(None)

@@ -318,12 +318,7 @@ class Ingestor:
                         pending_chunks += outcome_or_item.chunk_count()
                         item = outcome_or_item
                         activity.read(item.size, item.chunk_count(), item.key)
-                    # A full batch is sent; so is a window's worth while the embedder
-                    # idles, so that the first files are embedded while the rest are read
-                    # (a corpus under one batch was otherwise read whole, then embedded).
-                    if pending_chunks >= FLUSH_CHUNKS or (
-                        pending_chunks >= self.pace.window() and batches.idle()
-                    ):
+                    if pending_chunks >= FLUSH_CHUNKS:
                         embedded += batches.send(windowed(pending))
                         pending, pending_chunks = [], 0
                     if progress:
