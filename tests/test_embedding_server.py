@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -56,7 +57,7 @@ def proxy(infinity):
 
 @pytest.fixture(scope="module")
 def local_vectors():
-    settings = settings_for(service.Path("unused"))
+    settings = settings_for(Path("unused"))
     return make_embedder(settings.embedding).embed(TEXTS)
 
 

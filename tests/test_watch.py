@@ -130,7 +130,7 @@ def test_a_locked_store_keeps_the_burst_for_later(tmp_path):
     store = tmp_path / "store"
     ingestor = counting_ingestor(store)
     ingestor.run([docs], "docs")
-    ingestor.lock.timeout = 0.2
+    ingestor.writer.lock.timeout = 0.2
     log = Log()
     watcher = Watcher(ingestor, [docs], "docs", log)
     short_doc(docs / "b.md", 2)
