@@ -44,19 +44,30 @@ def start_infinity(model_dir: Path, log: Path) -> tuple[subprocess.Popen, str]:
         env={"HF_HUB_OFFLINE": "1", "INFINITY_ANONYMOUS_USAGE_STATS": "0", "PATH": "/usr/bin:/bin"},
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
+    wait_until_healthy(process, f"{url}/health", "infinity", 180, log)
+    return process, url
+
+
+def wait_until_healthy(
+    process: subprocess.Popen, health_url: str, name: str, seconds: float, log: Path
+) -> None:
+    """Returns once `health_url` answers 200; raises with the log's tail if the server
+    exits first, or kills it and raises after `seconds`."""
+    deadline = time.monotonic() + seconds
     while True:
         try:
-            with urllib.request.urlopen(f"{url}/health", timeout=1) as reply:
+            with urllib.request.urlopen(health_url, timeout=1) as reply:
                 if reply.status == 200:
-                    return process, url
+                    return
         except OSError:
             pass
         if process.poll() is not None:
-            raise RuntimeError(f"infinity exited: {log.read_text()[-2000:]}")
+            raise RuntimeError(f"{name} exited: {log.read_text()[-2000:]}")
         if time.monotonic() > deadline:
             process.kill()
-            raise RuntimeError(f"infinity did not answer in 180 s: {log.read_text()[-2000:]}")
+            raise RuntimeError(
+                f"{name} did not answer in {seconds:g} s: {log.read_text()[-2000:]}"
+            )
         time.sleep(0.5)
 
 

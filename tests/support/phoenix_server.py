@@ -11,7 +11,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from tests.support.embedding_servers import free_port
+from tests.support.embedding_servers import free_port, wait_until_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOENIX = ROOT / ".venv-phoenix" / "bin" / "phoenix"
@@ -34,20 +34,9 @@ def start_phoenix(work: Path) -> tuple[subprocess.Popen, str]:
         [str(PHOENIX), "serve"], stdout=log, stderr=subprocess.STDOUT, env=env, cwd=work
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 240  # the first start migrates its SQLite database
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as reply:
-                if reply.status == 200:
-                    return process, url
-        except OSError:
-            pass
-        if process.poll() is not None:
-            raise RuntimeError(f"phoenix exited: {(work / 'phoenix.log').read_text()[-2000:]}")
-        if time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError("phoenix did not answer in 240 s")
-        time.sleep(0.5)
+    # 240 s: the first start migrates its SQLite database.
+    wait_until_healthy(process, f"{url}/healthz", "phoenix", 240, work / "phoenix.log")
+    return process, url
 
 
 def spans(url: str, project: str, expect: int = 1, wait: float = 15.0) -> list[dict[str, Any]]:
