@@ -198,7 +198,7 @@ def _logging(verbose: bool) -> None:
 
 
 def _filters(paths: list[str] | None, types: list[str] | None, since: str | None):
-    from ragcli.store.filters import make_filters
+    from ragcli.retrieval.filters import make_filters
 
     return make_filters(paths, types, since)
 
@@ -700,7 +700,7 @@ def search(
 
     Exits 0 with results, 5 when nothing matches (or a filter admits no file)."""
     from ragcli import service
-    from ragcli.store.retriever import MODES as RETRIEVERS
+    from ragcli.retrieval.retriever import MODES as RETRIEVERS
     from ragcli.views.search import files_view, search_view, stale_notes
 
     _logging(verbose)

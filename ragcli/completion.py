@@ -14,7 +14,7 @@ import typer
 
 from ragcli.pipeline.modes.registry import CHOICES
 
-RETRIEVERS = ("dense", "bm25", "hybrid")  # ragcli.store.retriever.MODES, without its imports
+RETRIEVERS = ("dense", "bm25", "hybrid")  # ragcli.retrieval.retriever.MODES, without its imports
 
 
 def complete_mode(incomplete: str) -> list[str]:

@@ -17,7 +17,7 @@ from ragcli.trace.store import TraceStore
 if TYPE_CHECKING:
     from ragcli.ingest.writer import StoreWriter
     from ragcli.models import SearchFilters
-    from ragcli.store.filters import Scope
+    from ragcli.retrieval.filters import Scope
 
 
 def store_dir(settings: Settings) -> Path:
@@ -29,11 +29,11 @@ def trace_store(settings: Settings) -> TraceStore:
 
 
 def embedder(settings: Settings, on_export: Callable[[str], None] | None = None):
-    from ragcli.store.embedder import make_embedder
+    from ragcli.embedding.embedder import make_embedder
 
     made = make_embedder(settings.embedding, on_export=on_export)
     if settings.embedding.provider == "openai":  # a server claiming a model we have: check it
-        from ragcli.store import embedding_probe
+        from ragcli.embedding import probe as embedding_probe
 
         embedding_probe.verify(store_dir(settings), settings.embedding, made)
     return made
@@ -61,7 +61,7 @@ class _Loading:
         try:
             return self.future.result()
         except BaseException:
-            from ragcli.store.server_embedder import close_all
+            from ragcli.embedding.server import close_all
 
             close_all()
             raise
@@ -84,12 +84,12 @@ def ingestor(
 ):
     """The ingest; `emb` and `vectors` when the caller has them loaded already. The
     caller closes it (its manifest)."""
+    from ragcli.embedding.embedder import read_max_seq_length, tokenizer_dir
+    from ragcli.embedding.wordpieces import TokenCounter
     from ragcli.ingest import loaders
     from ragcli.ingest.chunker import Chunker
     from ragcli.ingest.parse_pool import default_workers
     from ragcli.ingest.runner import Ingestor
-    from ragcli.store.embedder import read_max_seq_length, tokenizer_dir
-    from ragcli.store.tokenizer import TokenCounter
 
     loaders.configure(loaders.LoadOptions(settings.ingest.ocr, settings.ingest.ocr_languages))
     if settings.ingest.ocr != "off":  # a missing language model fails now, not per file
@@ -150,9 +150,9 @@ def writing(settings: Settings, vectors: Any = None) -> Iterator[StoreWriter]:
 
 
 def lexical_indexes(settings: Settings):
-    from ragcli.store.lexical_sync import LexicalIndexes
+    from ragcli.bm25.sync import lexical_indexes as indexes_for
 
-    return LexicalIndexes(store_dir(settings))
+    return indexes_for(store_dir(settings), shared=bool(settings.store.url))
 
 
 def retriever(
@@ -165,8 +165,8 @@ def retriever(
 ):
     """Search over one collection in the configured retrieval mode, restricted to the
     files `filters` admit (in every collection the run searches)."""
-    from ragcli.store import embedding_identity
-    from ragcli.store.retriever import Retriever
+    from ragcli.embedding import identity as embedding_identity
+    from ragcli.retrieval.retriever import Retriever
 
     embedding_identity.check(
         store, store_dir(settings), collection, emb, store.count(collection) > 0
@@ -189,7 +189,7 @@ def scope_resolver(
     filtered. Relative patterns are also read from the folder holding the store."""
     if filters is None or not filters.active:
         return None
-    from ragcli.store.filters import resolve
+    from ragcli.retrieval.filters import resolve
 
     def scope(collection: str) -> Scope:
         path = store_dir(settings) / "manifest.sqlite"
@@ -201,8 +201,8 @@ def scope_resolver(
 
 def sentence_vectors(settings: Settings, emb):
     """The embedder the answer backends score sentences with: `emb`, its vectors kept in
-    the store (store/sentence_vectors.py)."""
-    from ragcli.store.sentence_vectors import SentenceVectors
+    the store (embedding/sentence_vectors.py)."""
+    from ragcli.embedding.sentence_vectors import SentenceVectors
 
     return SentenceVectors(emb, store_dir(settings))
 

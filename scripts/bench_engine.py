@@ -51,7 +51,7 @@ def engine_row(
     corpus: Path, texts: list[str], work: Path, env: dict[str, str], run_timed, say
 ) -> dict[str, Any]:
     """(name, value, target, passed, data) of the row; Infinity is started and stopped."""
-    from ragcli.store.embedder import bundled_model_dir
+    from ragcli.embedding.embedder import bundled_model_dir
     from tests.support.embedding_servers import start_infinity
 
     say("engine: starting Infinity on 127.0.0.1")

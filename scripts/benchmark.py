@@ -126,10 +126,10 @@ def write_beir(docs: list[tuple[str, str, str]], question: str, folder: Path) ->
 
 def chunk_corpus(folder: Path) -> tuple[list[str], list[int]]:
     """The chunks ingest makes of `folder`, cut by the same loader and chunker."""
+    from ragcli.embedding.embedder import bundled_model_dir
+    from ragcli.embedding.wordpieces import TokenCounter
     from ragcli.ingest.chunker import Chunker
     from ragcli.ingest.loaders import load
-    from ragcli.store.embedder import bundled_model_dir
-    from ragcli.store.tokenizer import TokenCounter
 
     chunker = Chunker(TokenCounter(bundled_model_dir()))
     texts: list[str] = []
@@ -280,7 +280,7 @@ def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[
 
     # 1. Raw embedding throughput, the same chunks through each backend.
     from ragcli.config import EmbeddingSettings
-    from ragcli.store.embedder import SentenceTransformerEmbedder, make_embedder
+    from ragcli.embedding.embedder import SentenceTransformerEmbedder, make_embedder
 
     say("raw ONNX embedding")
     onnx = make_embedder(EmbeddingSettings(), on_export=say)  # exports once if not cached
@@ -420,7 +420,7 @@ def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[
     else:
         st_code = (
             "from sentence_transformers import SentenceTransformer\n"
-            "from ragcli.store.embedder import bundled_model_dir\n"
+            "from ragcli.embedding.embedder import bundled_model_dir\n"
             "SentenceTransformer(str(bundled_model_dir()), device='cpu').encode(['a query'])\n"
         )
         st_env = env | {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_VERBOSITY": "error"}
@@ -448,7 +448,7 @@ def measure(args: argparse.Namespace, info: dict[str, Any], work: Path) -> list[
     # 5. Retrieval latency in process: embed the query, search the collection.
     from ragcli import service
     from ragcli.config import load_settings
-    from ragcli.store.retriever import Retriever
+    from ragcli.retrieval.retriever import Retriever
 
     settings = load_settings(None, {"store.path": str(store)}, environ={})
     retriever = Retriever(service.vector_store(settings), onnx, settings.store.collection)
@@ -552,9 +552,9 @@ def document_rows(docs, work: Path, env, onnx, say, ocr_pages: int) -> list[Row]
     import docx
     from pptx import Presentation
 
+    from ragcli.embedding.embedder import bundled_model_dir
+    from ragcli.embedding.wordpieces import TokenCounter
     from ragcli.ingest.chunker import Chunker
-    from ragcli.store.embedder import bundled_model_dir
-    from ragcli.store.tokenizer import TokenCounter
 
     folder = work / "office"
     folder.mkdir()
@@ -744,7 +744,7 @@ def int8_row(texts: list[str], tokens: int, raw_onnx: dict[str, float], say) -> 
     import numpy as np
 
     from ragcli.config import EmbeddingSettings
-    from ragcli.store.embedder import make_embedder
+    from ragcli.embedding.embedder import make_embedder
 
     say("raw ONNX embedding, int8")
     fp32 = make_embedder(EmbeddingSettings())

@@ -71,7 +71,7 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="print the fit, write nothing")
     args = parser.parse_args()
     from ragcli.config import Settings
-    from ragcli.store.embedder import make_embedder
+    from ragcli.embedding.embedder import make_embedder
 
     data = rows(make_embedder(Settings().embedding))
     model = fit(data)

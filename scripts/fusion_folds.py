@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO))
 
 from ragcli.evaluation.folds import folds_of  # noqa: E402
 from ragcli.evaluation.metrics import evaluate  # noqa: E402
-from ragcli.store.fusion import weighted_score_fusion  # noqa: E402
+from ragcli.retrieval.fusion import weighted_score_fusion  # noqa: E402
 
 WEIGHTS = [round(0.3 + 0.05 * i, 2) for i in range(11)]  # 0.30 … 0.80
 METRIC = "nDCG@10"
@@ -40,7 +40,7 @@ def candidate_scores(store: Path, data: Path, split: str) -> tuple[Scores, dict,
     from ragcli.evaluation.beir import load_beir
     from ragcli.evaluation.corpus import doc_id_of, ingest_corpus
     from ragcli.evaluation.runner import default_collection
-    from ragcli.store.retriever import Retriever
+    from ragcli.retrieval.retriever import Retriever
 
     settings = load_settings(None, {"store.path": str(store)}, environ={})
     dataset = load_beir(data, split)

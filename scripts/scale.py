@@ -204,7 +204,7 @@ def build(docs: Path, store: Path, url: str | None) -> float:
 def lexical_timings(store: Path, url: str | None, work: Path) -> tuple[float, float]:
     """Seconds to build the BM25 index from the stored texts into a fresh directory (what a
     machine new to a server does once), and to load the saved one and answer a query."""
-    from ragcli.store.lexical_sync import LexicalIndexes
+    from ragcli.bm25.sync import LexicalIndexes
     from ragcli.store.vectors import ChromaServer, VectorStore
 
     vectors = VectorStore(store, ChromaServer(url) if url else None)
@@ -221,8 +221,8 @@ def lexical_timings(store: Path, url: str | None, work: Path) -> tuple[float, fl
 
 def lexical_load_s(store: Path) -> float:
     """Seconds to load a store's saved BM25 index and answer a query with it."""
-    from ragcli.store.lexical import LexicalIndex
-    from ragcli.store.lexical_sync import lexical_dir
+    from ragcli.bm25.index import LexicalIndex
+    from ragcli.bm25.sync import lexical_dir
 
     started = time.perf_counter()
     LexicalIndex(lexical_dir(store, COLLECTION)).search(QUESTIONS[0], 10)

@@ -254,9 +254,7 @@ def test_extractive_agentic_answers_every_part_of_the_labelled_questions(sample_
         for source in case["parts_sources"]:
             assert any(f.endswith(source) for f in files), (source, files)
         sections = result.answer.split("\n\n")
-        assert [s.splitlines()[0] for s in sections] == [
-            f"**{q}**" for q in details.sub_questions
-        ]
+        assert [s.splitlines()[0] for s in sections] == [f"**{q}**" for q in details.sub_questions]
         quoted = []
         for section in sections:
             lines = section.splitlines()

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from ragcli.atomic import atomic_path, write_text_atomically
+from ragcli.bm25 import build as lexical_build
+from ragcli.bm25.sync import SyncState
 from ragcli.errors import ExitCode
-from ragcli.store import lexical_build
-from ragcli.store.lexical_sync import SyncState
 from ragcli.store.lock import FileLock, StoreBusyError, StoreLock
 
 PACKAGE = Path(__file__).resolve().parent.parent / "ragcli"

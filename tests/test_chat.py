@@ -109,7 +109,7 @@ def test_chat_slash_commands_follow_up_and_refusals(sample_store, tmp_path):
 HOLD_RETRIEVAL = """
 import time
 from pathlib import Path
-from ragcli.store.retriever import Retriever
+from ragcli.retrieval.retriever import Retriever
 search, calls = Retriever.search, []
 def held(self, *args, **kwargs):
     calls.append(1)

@@ -193,7 +193,9 @@ class TokenGuard:
                 body = self.rfile.read(length) if length else None
                 guard.seen.append((self.command, self.path, body))
                 request = urllib.request.Request(
-                    upstream + self.path, data=body, method=self.command,
+                    upstream + self.path,
+                    data=body,
+                    method=self.command,
                     headers={"Content-Type": self.headers.get("content-type", "application/json")},
                 )
                 try:
@@ -263,13 +265,15 @@ def test_a_guarded_server_tenant_and_database(chroma_url, tmp_path):
         assert "s3cret" not in shown.output
 
         wrong = runner.invoke(
-            app, ["ask", "When does the night ferry leave?", *store],
+            app,
+            ["ask", "When does the night ferry leave?", *store],
             env={**env, "RAGCLI_STORE_TOKEN": "guess"},
         )
         assert wrong.exit_code != 0 and guard.refused > 0
         assert "refused the credentials" in wrong.output and "guess" not in wrong.output
         lost = runner.invoke(
-            app, ["ask", "When does the night ferry leave?", *store],
+            app,
+            ["ask", "When does the night ferry leave?", *store],
             env={**env, "RAGCLI_STORE__TENANT": "nobody"},
         )
         assert lost.exit_code != 0 and "no tenant 'nobody'" in lost.output, lost.output
@@ -362,7 +366,7 @@ def test_the_change_log_is_trimmed_and_a_machine_behind_it_lists_the_collection(
     older than the floor lists the collection instead of missing a change."""
     import chromadb
 
-    from ragcli.store import lexical_log
+    from ragcli.bm25 import change_log as lexical_log
 
     monkeypatch.setattr(lexical_log, "IDS_PER_RECORD", 1)
     docs = ferries_and_trains(tmp_path)
@@ -406,7 +410,7 @@ def test_a_new_machine_builds_a_large_index_in_the_background(
     """Above lexical_build.FOREGROUND_CHUNKS (lowered here), a machine's first ask does
     not wait for its BM25 index: it answers from the dense retriever, says so once, and a
     detached `ragcli sync` builds and saves the index; `ragcli sync` waits for it."""
-    from ragcli.store import lexical_build
+    from ragcli.bm25 import build as lexical_build
 
     monkeypatch.setattr(lexical_build, "FOREGROUND_CHUNKS", 1)
     docs = tmp_path / "docs"
@@ -462,7 +466,11 @@ def test_a_new_machine_builds_a_large_index_in_the_background(
     synced = runner.invoke(app, ["sync", "--json", "--store", str(b)], env=env)
     assert synced.exit_code == 0, synced.output
     assert json.loads(synced.stdout) | {"seconds": 0} == {
-        "collection": "big-docs", "chunks": 3, "added": 0, "removed": 0, "seconds": 0
+        "collection": "big-docs",
+        "chunks": 3,
+        "added": 0,
+        "removed": 0,
+        "seconds": 0,
     }  # the builder had done it all
     later = runner.invoke(
         app, ["search", "airport", "--retriever", "bm25", "--json", "--store", str(b)], env=env
@@ -496,8 +504,12 @@ def test_warm_searches_on_a_server_count_the_collection_once_and_see_new_chunks(
         assert runner.invoke(app, ["ingest", str(docs), *a], env=env).exit_code == 0
         settings = load_settings(
             None,
-            {"store.path": str(tmp_path / "b"), "store.url": proxy.url,
-             "store.collection": "counted-docs", "llm.provider": "extractive"},
+            {
+                "store.path": str(tmp_path / "b"),
+                "store.url": proxy.url,
+                "store.collection": "counted-docs",
+                "llm.provider": "extractive",
+            },
             environ={},
         )
         warm = service.Resources(settings)

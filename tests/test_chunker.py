@@ -1,9 +1,9 @@
 import pytest
 
+from ragcli.embedding.embedder import bundled_model_dir
+from ragcli.embedding.wordpieces import TokenCounter
 from ragcli.ingest.chunker import Chunker
 from ragcli.ingest.loaders import Section
-from ragcli.store.embedder import bundled_model_dir
-from ragcli.store.tokenizer import TokenCounter
 
 
 @pytest.fixture(scope="module")

@@ -4,9 +4,10 @@ collection with one line naming it; the store's own collections keep working."""
 import pytest
 from typer.testing import CliRunner
 
+from ragcli.bm25 import change_log as lexical_log
 from ragcli.cli import app
 from ragcli.errors import ConfigError
-from ragcli.store import lexical_log, ownership
+from ragcli.store import ownership
 from ragcli.store.collections import check_collection_name
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from ragcli.pipeline.modes.registry import AUTO, MODE_NAMES
+from ragcli.retrieval.retriever import MODES as RETRIEVERS
 from ragcli.store.manifest import FileRecord, Manifest
-from ragcli.store.retriever import MODES as RETRIEVERS
 
 ROOT = Path(__file__).resolve().parent.parent
 RAGCLI = Path(sys.executable).parent / "ragcli"

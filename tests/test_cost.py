@@ -1,6 +1,5 @@
 """Estimated cost: priced from config's `prices:` table at display time, never stored."""
 
-
 import pytest
 from typer.testing import CliRunner
 

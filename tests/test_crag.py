@@ -315,9 +315,7 @@ def test_malformed_grading_json_falls_back_and_is_recorded(sample_store):
     grade = steps_named(settings, result, "grade")[0]
     assert any("not valid JSON" in n and "extractive fallback" in n for n in grade.notes)
     # The fallback grades are the extractive backend's, with its rationale.
-    assert all(
-        g.rationale.startswith("calibrated evidence") for g in result.crag_details.grades
-    )
+    assert all(g.rationale.startswith("calibrated evidence") for g in result.crag_details.grades)
 
 
 def test_incomplete_grades_fall_back_for_the_missing_sources_only(sample_store):

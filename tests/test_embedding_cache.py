@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragcli.store.embedding_cache import CachingEmbedder
+from ragcli.embedding.cache import CachingEmbedder
 from tests.support.embedders import CountingEmbedder
 
 

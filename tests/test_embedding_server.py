@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from ragcli import service
+from ragcli.embedding.embedder import bundled_model_dir, make_embedder
+from ragcli.embedding.server import EmbeddingServerError, ServerEmbedder, ServerOptions
 from ragcli.errors import RagcliError
-from ragcli.store.embedder import bundled_model_dir, make_embedder
-from ragcli.store.server_embedder import EmbeddingServerError, ServerEmbedder, ServerOptions
 from tests.support.common import SAMPLE, settings_for
 from tests.support.embedding_servers import INFINITY, FaultProxy, start_infinity
 
@@ -154,7 +154,8 @@ def long_files(folder, count: int):
     folder.mkdir()
     for n in range(count):
         paragraphs = [
-            f"## Part {p}\n\n" + " ".join(
+            f"## Part {p}\n\n"
+            + " ".join(
                 f"Note {n}.{p}.{w}: the ferry schedule for harbour {n} changes in week {w}."
                 for w in range(12)
             )
@@ -165,7 +166,10 @@ def long_files(folder, count: int):
 
 def cli(*args, env, timeout=300):
     return subprocess.run(
-        [sys.executable, "-m", "ragcli", *args], env=env, capture_output=True, text=True,
+        [sys.executable, "-m", "ragcli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
         timeout=timeout,
     )
 
@@ -228,8 +232,11 @@ def test_ctrl_c_with_requests_in_flight_stops_at_once(proxy, tmp_path):
     proxy.faults.slow, proxy.faults.delay = 1000, 30.0  # every reply waits 30 s
     received = proxy.faults.received
     process = subprocess.Popen(
-        [sys.executable, "-m", "ragcli", "ingest", str(docs)], env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-m", "ragcli", "ingest", str(docs)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 120
     while proxy.faults.received == received:  # till a request is held by the proxy
@@ -272,7 +279,8 @@ def test_a_server_whose_vectors_differ_from_the_model_it_names_is_refused(proxy,
 def test_a_collection_built_on_the_server_is_shared_with_the_local_model(proxy, tmp_path):
     """The identity lives in the collection: the same model locally may ask and extend it;
     another model may do neither, and says which and how to switch."""
-    from ragcli.store import embedding_identity, embedding_probe
+    from ragcli.embedding import identity as embedding_identity
+    from ragcli.embedding import probe as embedding_probe
 
     store = tmp_path / "store"
     settings = served(store, proxy.url)

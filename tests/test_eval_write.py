@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ragcli.store.lexical import LexicalIndex
-from ragcli.store.lexical_sync import lexical_dir
+from ragcli.bm25.index import LexicalIndex
+from ragcli.bm25.sync import lexical_dir
 from tests.support.storecheck import assert_consistent, cli_env, ragcli, store_state
 
 # Real `ragcli eval` runs killed and rerun in fresh interpreters.

@@ -11,11 +11,11 @@ import pytest
 from typer.testing import CliRunner
 
 from ragcli import service
+from ragcli.bm25.index import LexicalIndex
 from ragcli.cli import app
 from ragcli.errors import ConfigError, ExitCode, NoMatchError
 from ragcli.models import SearchFilters
-from ragcli.store.filters import make_filters, parse_since, resolve
-from ragcli.store.lexical import LexicalIndex
+from ragcli.retrieval.filters import make_filters, parse_since, resolve
 from ragcli.store.manifest import FileRecord
 from tests.support.common import settings_for
 

@@ -41,11 +41,19 @@ def cited_place(sources: list[dict], file_name: str, fact: str) -> str | None:
     [
         ("When does the Sydney region open?", "quarterly_review.pptx", "14 November", "slide 2"),
         ("What caused the Relay outage?", "quarterly_review.pptx", "expired TLS", "slide 3"),
-        ("When is the EU region read-only for maintenance?", "scanned_memo.pdf",
-         "read-only", "page 1 (OCR)"),
+        (
+            "When is the EU region read-only for maintenance?",
+            "scanned_memo.pdf",
+            "read-only",
+            "page 1 (OCR)",
+        ),
         # The answer quotes the APAC row: the sheet's chunk is cited by that row.
-        ("What is the phone number of the APAC support desk?", "support_desks.xlsx",
-         "+61 2 5550 8811", "Desks, row 4"),
+        (
+            "What is the phone number of the APAC support desk?",
+            "support_desks.xlsx",
+            "+61 2 5550 8811",
+            "Desks, row 4",
+        ),
     ],
 )
 def test_ask_cites_slides_scans_and_sheet_rows(sample_store, question, file_name, fact, place):
@@ -60,8 +68,12 @@ def test_sheet_rows_and_docx_tables_are_found_by_their_values(sample_store):
     place = cited_place(sources, "support_desks.xlsx", "Joaquim Ferreira")
     assert place == "Escalation, row 31"  # the row the answer quotes
     sources = sources_of(sample_store, "Who orders the YubiKey token for a new administrator?")
-    hit = [s for s in sources if s["metadata"]["source_file"].endswith("onboarding_checklist.docx")
-           and "YubiKey" in s["content"]]
+    hit = [
+        s
+        for s in sources
+        if s["metadata"]["source_file"].endswith("onboarding_checklist.docx")
+        and "YubiKey" in s["content"]
+    ]
     assert hit and hit[0]["metadata"]["heading"].endswith("First week > Accounts and hardware")
 
 
@@ -72,8 +84,9 @@ def test_the_terminal_shows_the_place_under_the_file(sample_store):
     chunks = next(s for s in trace["steps"] if s["name"] == "retrieve")["details"]["chunks"]
     assert any(c["locator"] == "slide 2" for c in chunks)
     listed = cli("sources", "--store", str(sample_store), "--collection", "docs").output
-    types = {line.split("\t")[0].rsplit(".", 1)[-1]: line.split("\t")[1]
-             for line in listed.splitlines()}
+    types = {
+        line.split("\t")[0].rsplit(".", 1)[-1]: line.split("\t")[1] for line in listed.splitlines()
+    }
     assert types["pptx"] == "pptx" and types["docx"] == "docx" and types["xlsx"] == "xlsx"
 
 
@@ -83,8 +96,10 @@ def mixed_store(tmp_path_factory):
     make.make_ipynb(folder / "churn.ipynb")
     make.make_epub(folder / "handbook.epub")
     (folder / "billing.py").write_text(PYTHON_SOURCE)
-    make.scanned_png(folder / "generator.png",
-                     ["The backup generator is tested on the first Monday of each month."])
+    make.scanned_png(
+        folder / "generator.png",
+        ["The backup generator is tested on the first Monday of each month."],
+    )
     store = folder / "store"
     report = service.ingestor(settings_for(store)).run([folder], "docs")
     assert report.count("new") == 4, report.to_dict()
@@ -94,22 +109,45 @@ def mixed_store(tmp_path_factory):
 @pytest.mark.parametrize(
     "question, file_name, fact, place, label",
     [
-        ("How much did the Team plan churn a month?", "churn.ipynb", "2.4 %", "cell 3",
-         "churn.ipynb, cell 3"),
-        ("What happens to a paragraph edited offline on two devices?", "handbook.epub",
-         "keeps both versions", "Working offline", "handbook.epub, Working offline"),
-        ("How is the invoice total rounded?", "billing.py", "def round_total",
-         "lines 8–10", "billing.py:8–10"),
-        ("When is the backup generator tested?", "generator.png", "first Monday",
-         "page 1 (OCR)", "generator.png, page 1 (OCR)"),
+        (
+            "How much did the Team plan churn a month?",
+            "churn.ipynb",
+            "2.4 %",
+            "cell 3",
+            "churn.ipynb, cell 3",
+        ),
+        (
+            "What happens to a paragraph edited offline on two devices?",
+            "handbook.epub",
+            "keeps both versions",
+            "Working offline",
+            "handbook.epub, Working offline",
+        ),
+        (
+            "How is the invoice total rounded?",
+            "billing.py",
+            "def round_total",
+            "lines 8–10",
+            "billing.py:8–10",
+        ),
+        (
+            "When is the backup generator tested?",
+            "generator.png",
+            "first Monday",
+            "page 1 (OCR)",
+            "generator.png, page 1 (OCR)",
+        ),
     ],
 )
 def test_notebooks_ebooks_code_and_images_are_cited_precisely(
     mixed_store, question, file_name, fact, place, label
 ):
     result = service.ask(settings_for(mixed_store), question)
-    hits = [s for s in result.sources
-            if s.metadata.source_file.endswith(file_name) and fact in s.content]
+    hits = [
+        s
+        for s in result.sources
+        if s.metadata.source_file.endswith(file_name) and fact in s.content
+    ]
     assert hits, [(s.metadata.source_file, s.metadata.locator) for s in result.sources]
     assert hits[0].metadata.locator == place
     assert citation_label(hits[0]).endswith(label)

@@ -1,6 +1,6 @@
 import pytest
 
-from ragcli.store.fusion import (
+from ragcli.retrieval.fusion import (
     DEFAULT_RRF_K,
     FusedHit,
     min_max_normalise,

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from ragcli import service
+from ragcli.embedding.embedder import bundled_model_dir
+from ragcli.embedding.wordpieces import TokenCounter
 from ragcli.ingest.chunker import Chunker
 from ragcli.ingest.loaders import load
-from ragcli.store.embedder import bundled_model_dir
-from ragcli.store.tokenizer import TokenCounter
 from tests.support import office_files as make
 from tests.support.common import settings_for
 

@@ -25,9 +25,10 @@ pytestmark = pytest.mark.slow
 
 def png_header_only(path: Path, width: int, height: int) -> None:
     """A PNG that claims `width` × `height` pixels in a few bytes: a decompression bomb."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(
-            ">I", zlib.crc32(kind + data)
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
         )
 
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
@@ -130,7 +131,11 @@ def test_a_million_row_spreadsheet_reads_in_bounded_memory(tmp_path):
     workbook.close()
     result = subprocess.run(
         [sys.executable, "-c", MEMORY_SCRIPT, str(path)],
-        capture_output=True, text=True, env=cli_env(), cwd=ROOT, timeout=600,
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        cwd=ROOT,
+        timeout=600,
     )
     assert result.returncode == 0, result.stderr
     rows, peak_mb, locator = result.stdout.splitlines()

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from ragcli import service
-from ragcli.store.fusion import weighted_score_fusion
-from ragcli.store.lexical import LexicalIndex
-from ragcli.store.lexical_sync import lexical_dir
-from ragcli.store.retriever import Retriever
+from ragcli.bm25.index import LexicalIndex
+from ragcli.bm25.sync import lexical_dir
+from ragcli.retrieval.fusion import weighted_score_fusion
+from ragcli.retrieval.retriever import Retriever
 from tests.support.common import SAMPLE, settings_for
 
 
@@ -199,7 +199,7 @@ def test_a_read_that_races_an_ingest_is_tried_again(sample_store, monkeypatch, c
     unaffected."""
     from chromadb.errors import InternalError
 
-    import ragcli.store.retriever as retriever_module
+    import ragcli.retrieval.retriever as retriever_module
 
     monkeypatch.setattr(retriever_module, "READ_RETRY_PAUSE", 0)
     settings = settings_for(sample_store)

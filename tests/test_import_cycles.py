@@ -49,7 +49,7 @@ def import_graph() -> dict[str, set[str]]:
 
 
 def part_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
-    """The module graph folded to ragcli's top-level parts (ragcli.store.lexical ->
+    """The module graph folded to ragcli's top-level parts (ragcli.bm25.index ->
     ragcli.store); imports inside one part are left out."""
 
     def part(name: str) -> str:

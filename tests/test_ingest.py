@@ -45,13 +45,16 @@ def test_sample_corpus_metadata_is_complete(sample_store):
     assert {m["file_type"] for m in metas} == {"md", "pdf", "txt", "html", "docx", "pptx", "xlsx"}
     # Each chunk of the Office and scanned samples says where in its file it sits.
     assert {m["locator"] for m in metas if m["file_type"] == "pptx"} == {
-        "slide 1", "slide 2", "slide 3"
+        "slide 1",
+        "slide 2",
+        "slide 3",
     }
-    assert {m["locator"] for m in metas if "scanned_memo" in m["source_file"]} == {
-        "page 1 (OCR)"
-    }
-    assert all(m["locator"].startswith(("Desks, row", "Escalation, row"))
-               for m in metas if m["file_type"] == "xlsx")
+    assert {m["locator"] for m in metas if "scanned_memo" in m["source_file"]} == {"page 1 (OCR)"}
+    assert all(
+        m["locator"].startswith(("Desks, row", "Escalation, row"))
+        for m in metas
+        if m["file_type"] == "xlsx"
+    )
 
 
 def test_reingest_of_unchanged_tree_embeds_and_adds_nothing(sample_store):

@@ -10,8 +10,8 @@ import bm25s
 import numpy as np
 import pytest
 
-from ragcli.store.lexical import LexicalIndex
-from ragcli.store.string_table import StringColumn
+from ragcli.bm25.index import LexicalIndex
+from ragcli.bm25.string_table import StringColumn
 
 K1, B = 1.2, 0.75  # LexicalIndex defaults
 
@@ -262,7 +262,7 @@ def test_process_killed_before_switch_leaves_previous_index(tmp_path: Path) -> N
         f"""
         import os
         from pathlib import Path
-        from ragcli.store import lexical
+        from ragcli.bm25 import index as lexical
         lexical.write_text_atomically = lambda path, text: os._exit(9)
         index = lexical.LexicalIndex(Path({str(tmp_path)!r}))
         index.upsert(["d"], ["zebra"])

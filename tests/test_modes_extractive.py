@@ -13,7 +13,7 @@ from ragcli.llm import make_llm
 from ragcli.pipeline import steps
 from ragcli.pipeline.context import RunContext
 from ragcli.pipeline.modes.crag import steps as crag_steps
-from ragcli.store.retriever import Retriever
+from ragcli.retrieval.retriever import Retriever
 from ragcli.trace.recorder import Trace
 from tests.support.common import settings_for
 from tests.support.stubs import TavilyStub, WebHit

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragcli.store import onnx_embedder
-from ragcli.store.embedder import bundled_model_dir as default_model_dir
-from ragcli.store.onnx_embedder import OnnxEmbedder
-from ragcli.store.tokenizer import load_tokenizer
+from ragcli.embedding import onnx as onnx_embedder
+from ragcli.embedding.embedder import bundled_model_dir as default_model_dir
+from ragcli.embedding.onnx import OnnxEmbedder
+from ragcli.embedding.wordpieces import load_tokenizer
 from tests.support.imports import fresh_imports
 
 REPO = Path(__file__).resolve().parents[1]
@@ -150,8 +150,8 @@ def test_failed_export_leaves_no_file(tmp_path: Path, monkeypatch: pytest.Monkey
 def test_query_path_does_not_import_torch(embedder: OnnxEmbedder, cache_dir: Path) -> None:
     code = f"""
 from pathlib import Path
-from ragcli.store.embedder import bundled_model_dir as default_model_dir
-from ragcli.store.onnx_embedder import OnnxEmbedder
+from ragcli.embedding.embedder import bundled_model_dir as default_model_dir
+from ragcli.embedding.onnx import OnnxEmbedder
 
 def no_export(message):
     raise AssertionError("unexpected export: " + message)

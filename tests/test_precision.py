@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from ragcli.config import EmbeddingSettings
+from ragcli.embedding.embedder import make_embedder
 from ragcli.errors import ConfigError
-from ragcli.store.embedder import make_embedder
 from tests.support.storecheck import cli_env, ragcli
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_corpus" / "docs"
@@ -65,7 +65,7 @@ def test_a_collection_keeps_its_precision(tmp_path):
     built = ingest_int8()
     assert built.returncode == 0, built.stderr
     chunks = json.loads(built.stdout)["chunks_added"]
-    from ragcli.store.embedding_identity import built_with
+    from ragcli.embedding.identity import built_with
     from ragcli.store.vectors import VectorStore
 
     recorded = built_with(VectorStore(tmp_path / "store"), tmp_path / "store", "docs")
@@ -114,7 +114,7 @@ def test_a_store_from_before_precisions_is_fp32(tmp_path):
 
 def _forget_identity(store):
     """Take the collection's recorded identity away, as in a store from before records."""
-    from ragcli.store.embedding_identity import PREFIX
+    from ragcli.embedding.identity import PREFIX
     from ragcli.store.vectors import VectorStore
 
     collection = VectorStore(store).collection("docs")
@@ -125,7 +125,7 @@ def _forget_identity(store):
 @pytest.mark.slow
 def test_embeddings_json_of_an_older_store_is_read_then_migrated_into_the_collection(tmp_path):
     from ragcli import service
-    from ragcli.store.embedding_identity import built_with
+    from ragcli.embedding.identity import built_with
     from tests.support.common import settings_for
 
     store = tmp_path / "store"

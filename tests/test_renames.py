@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ragcli.store.lexical import LexicalIndex
-from ragcli.store.lexical_sync import lexical_dir
+from ragcli.bm25.index import LexicalIndex
+from ragcli.bm25.sync import lexical_dir
 from tests.support.corpus import comparable, ingest, make_corpus, write_doc
 from tests.support.embedders import counting_ingestor
 from tests.support.storecheck import assert_consistent, store_state

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragcli import service
-from ragcli.store.sentence_vectors import FILE, SentenceVectors
+from ragcli.embedding.sentence_vectors import FILE, SentenceVectors
 from tests.support.common import settings_for
 from tests.support.embedders import CountingEmbedder
 

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from ragcli.store.string_table import StringColumn, StringLookup
+from ragcli.bm25.string_table import StringColumn, StringLookup
 
 # Ids and terms as they come: accents, CJK, emoji, a prefix of another, the empty string.
 STRINGS = ["zeta", "Ärger", "数据", "🚀 launch", "ab", "a", "", "abc", "docs/a.md#3"]

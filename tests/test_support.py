@@ -13,9 +13,9 @@ import yaml
 
 from ragcli import service
 from ragcli.config import Settings
+from ragcli.embedding.embedder import make_embedder
 from ragcli.models import ChunkMetadata, RetrievedChunk
 from ragcli.pipeline.support import SupportChecker, claims
-from ragcli.store.embedder import make_embedder
 from tests.support.common import settings_for
 from tests.support.storecheck import cli_env, ragcli
 from tests.support.stubs import OpenAIStub

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from ragcli.embedding.embedder import bundled_model_dir
+from ragcli.embedding.wordpieces import TokenCounter
 from ragcli.ingest.chunker import Chunker
 from ragcli.ingest.loaders import Section
 from ragcli.ingest.loaders.base import compact_rows, expand_rows, rows_locator
@@ -15,8 +17,6 @@ from ragcli.llm.segment import units
 from ragcli.llm.table_rows import named_rows
 from ragcli.models import ChunkMetadata, RetrievedChunk
 from ragcli.pipeline.row_citations import cite_quoted_rows
-from ragcli.store.embedder import bundled_model_dir
-from ragcli.store.tokenizer import TokenCounter
 
 
 @pytest.mark.parametrize("first", ["", "# Prices\n"])

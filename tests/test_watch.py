@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from ragcli.bm25.index import LexicalIndex
+from ragcli.bm25.sync import lexical_dir
 from ragcli.ingest.watch import Watcher
-from ragcli.store.lexical import LexicalIndex
-from ragcli.store.lexical_sync import lexical_dir
 from tests.support.corpus import comparable, ingest
 from tests.support.embedders import counting_ingestor
 from tests.support.storecheck import assert_consistent, cli_env, store_state

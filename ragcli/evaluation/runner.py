@@ -75,7 +75,7 @@ def run_eval(
     import time
 
     from ragcli import wiring
-    from ragcli.store.retriever import Retriever
+    from ragcli.retrieval.retriever import Retriever
 
     dataset = load_beir(Path(dataset_dir), split)
     collection = collection or default_collection(dataset_dir)

@@ -17,10 +17,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragcli.embedding.wordpieces import TokenCounter
 from ragcli.ingest.loaders import Section
 from ragcli.ingest.loaders.base import compact_rows, rows_locator
 from ragcli.models import heading_line
-from ragcli.store.tokenizer import TokenCounter
 
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # A fenced code block, fence lines included: one paragraph, however many blank lines it has.

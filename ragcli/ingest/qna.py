@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragcli.embedding.wordpieces import TokenCounter
 from ragcli.ingest.chunker import Chunk
 from ragcli.ingest.loaders import LoadError, read_text
 from ragcli.ingest.loaders.encoding import decode
 from ragcli.ingest.loaders.tables import cell_text
-from ragcli.store.tokenizer import TokenCounter
 
 QNA_SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".csv": "csv"}
 MARKDOWN_SUFFIXES = {".md", ".markdown"}

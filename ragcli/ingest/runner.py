@@ -17,6 +17,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ragcli.bm25.sync import LexicalIndexes
+from ragcli.embedding import identity as embedding_identity
+from ragcli.embedding.embedder import Embedder
 from ragcli.errors import BackendError, RagcliError
 from ragcli.ingest import loaders
 from ragcli.ingest.activity import Activity
@@ -31,9 +34,6 @@ from ragcli.ingest.recovery import recover
 from ragcli.ingest.reuse import CopiedChunks, find_stored_copy, read_copies
 from ragcli.ingest.windows import Pace, WindowedBatch, embed_texts, finished
 from ragcli.ingest.writer import StoreWriter
-from ragcli.store import embedding_identity
-from ragcli.store.embedder import Embedder
-from ragcli.store.lexical_sync import LexicalIndexes
 from ragcli.store.manifest import FileRecord, Manifest
 from ragcli.store.vectors import VectorStore
 

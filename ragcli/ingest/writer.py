@@ -10,9 +10,9 @@ from __future__ import annotations
 from types import TracebackType
 from typing import Any
 
+from ragcli.bm25.sync import LexicalIndexes
+from ragcli.embedding import identity as embedding_identity
 from ragcli.ingest.crashpoints import crash_point
-from ragcli.store import embedding_identity
-from ragcli.store.lexical_sync import LexicalIndexes
 from ragcli.store.lock import StoreLock
 from ragcli.store.manifest import Manifest
 from ragcli.store.vectors import VectorStore

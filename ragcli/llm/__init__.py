@@ -6,10 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ragcli.config import Settings
+from ragcli.embedding.embedder import Embedder
 from ragcli.errors import ConfigError
 from ragcli.llm.base import LLMBackend
 from ragcli.llm.calibration import Calibration
-from ragcli.store.embedder import Embedder
 
 
 def chosen_provider(settings: Settings) -> str:

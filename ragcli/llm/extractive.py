@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ragcli.config import LLMSettings
+from ragcli.embedding.embedder import Embedder
 from ragcli.llm import answer_choice
 from ragcli.llm.answer_choice import FEATURES, question_kind
 from ragcli.llm.base import GradeBands
@@ -43,7 +44,6 @@ from ragcli.models import (
     Verification,
     heading_line,
 )
-from ragcli.store.embedder import Embedder
 from ragcli.terms import terms
 from ragcli.words import STOPWORDS
 

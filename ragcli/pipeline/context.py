@@ -16,7 +16,7 @@ from ragcli.pipeline.modes.reflect.details import ReflectionDetails
 from ragcli.pipeline.modes.tos.details import TosDetails
 from ragcli.pipeline.results import AskResult, BackendInfo
 from ragcli.pipeline.row_citations import cite_quoted_rows
-from ragcli.store.retriever import Retriever
+from ragcli.retrieval.retriever import Retriever
 from ragcli.trace.recorder import Trace
 
 

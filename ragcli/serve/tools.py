@@ -20,9 +20,9 @@ from ragcli.errors import RagcliError
 from ragcli.models import SearchResult
 from ragcli.pipeline.modes.registry import CHOICES
 from ragcli.pipeline.results import AskResult
+from ragcli.retrieval.filters import make_filters
 from ragcli.serve.models import SourceFile, SourcesResult, TraceRecord
 from ragcli.serve.structured import structured_tool
-from ragcli.store.filters import make_filters
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver.tools import Tool

@@ -58,8 +58,8 @@ def eval_dataset(
     passed (True without a baseline)."""
     from ragcli.evaluation import gate
     from ragcli.evaluation.runner import run_eval
+    from ragcli.retrieval.retriever import MODES
     from ragcli.store.collections import check_collection_name
-    from ragcli.store.retriever import MODES
 
     chosen = list(dict.fromkeys(retrievers or MODES))
     unknown = [r for r in chosen if r not in MODES]

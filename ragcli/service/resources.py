@@ -35,7 +35,7 @@ class Resources:
     def embedder(self):
         with self._lock:
             if self._embedder is None:
-                from ragcli.store.embedding_cache import CachingEmbedder
+                from ragcli.embedding.cache import CachingEmbedder
 
                 self._embedder = CachingEmbedder(embedder(self.settings))
             return self._embedder

@@ -32,12 +32,23 @@ def start_infinity(model_dir: Path, log: Path) -> tuple[subprocess.Popen, str]:
     out = log.open("wb")
     process = subprocess.Popen(
         [
-            str(INFINITY), "v2",
-            "--model-id", str(model_dir),
-            "--served-model-name", "all-MiniLM-L6-v2",
-            "--engine", "torch", "--device", "cpu",
-            "--host", "127.0.0.1", "--port", str(port),
-            "--batch-size", "32", "--no-bettertransformer",
+            str(INFINITY),
+            "v2",
+            "--model-id",
+            str(model_dir),
+            "--served-model-name",
+            "all-MiniLM-L6-v2",
+            "--engine",
+            "torch",
+            "--device",
+            "cpu",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--batch-size",
+            "32",
+            "--no-bettertransformer",
         ],
         stdout=out,
         stderr=subprocess.STDOUT,
@@ -65,9 +76,7 @@ def wait_until_healthy(
             raise RuntimeError(f"{name} exited: {log.read_text()[-2000:]}")
         if time.monotonic() > deadline:
             process.kill()
-            raise RuntimeError(
-                f"{name} did not answer in {seconds:g} s: {log.read_text()[-2000:]}"
-            )
+            raise RuntimeError(f"{name} did not answer in {seconds:g} s: {log.read_text()[-2000:]}")
         time.sleep(0.5)
 
 

@@ -142,8 +142,11 @@ def make_pptx(path: Path) -> Path:
 
     incidents = deck.slides.add_slide(deck.slide_layouts[5])
     incidents.shapes.title.text = "Incident summary"
-    rows = [("Incident", "Duration", "Cause"), ("Relay outage", "47 minutes",
-            "expired TLS certificate"), ("Sync delay", "3 hours", "queue backlog")]
+    rows = [
+        ("Incident", "Duration", "Cause"),
+        ("Relay outage", "47 minutes", "expired TLS certificate"),
+        ("Sync delay", "3 hours", "queue backlog"),
+    ]
     table = incidents.shapes.add_table(3, 3, Inches(0.5), Inches(1.5), Inches(8), Inches(2))
     for r, row in enumerate(rows):
         for c, value in enumerate(row):
@@ -195,8 +198,11 @@ def make_epub(path: Path) -> Path:
     for number, (title, body) in enumerate(
         [
             ("Getting started", "Install the desktop client and sign in with your work email."),
-            ("Working offline", "Edits made offline are merged when the laptop reconnects; "
-             "the merge keeps both versions of a paragraph edited on two devices."),
+            (
+                "Working offline",
+                "Edits made offline are merged when the laptop reconnects; "
+                "the merge keeps both versions of a paragraph edited on two devices.",
+            ),
             ("Keyboard shortcuts", "Press Ctrl+Shift+K to open the command palette."),
         ],
         start=1,
@@ -215,18 +221,41 @@ def make_epub(path: Path) -> Path:
 
 def make_ipynb(path: Path) -> Path:
     cells = [
-        {"cell_type": "markdown", "metadata": {}, "source": ["# Churn analysis\n",
-                                                              "Monthly churn by plan."]},
-        {"cell_type": "code", "metadata": {}, "execution_count": 1, "outputs": [
-            {"output_type": "stream", "name": "stdout", "text": ["OUTPUT_NOT_INDEXED\n"]}],
-         "source": ["import pandas as pd\n", "df = pd.read_csv('churn.csv')"]},
-        {"cell_type": "markdown", "metadata": {}, "source": [
-            "The Team plan churned 2.4 % a month in 2024, half the Starter plan's rate."]},
-        {"cell_type": "code", "metadata": {}, "execution_count": 2, "outputs": [],
-         "source": ["df.groupby('plan').churn.mean()"]},
+        {
+            "cell_type": "markdown",
+            "metadata": {},
+            "source": ["# Churn analysis\n", "Monthly churn by plan."],
+        },
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "execution_count": 1,
+            "outputs": [
+                {"output_type": "stream", "name": "stdout", "text": ["OUTPUT_NOT_INDEXED\n"]}
+            ],
+            "source": ["import pandas as pd\n", "df = pd.read_csv('churn.csv')"],
+        },
+        {
+            "cell_type": "markdown",
+            "metadata": {},
+            "source": [
+                "The Team plan churned 2.4 % a month in 2024, half the Starter plan's rate."
+            ],
+        },
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "execution_count": 2,
+            "outputs": [],
+            "source": ["df.groupby('plan').churn.mean()"],
+        },
     ]
-    notebook = {"cells": cells, "metadata": {"language_info": {"name": "python"}},
-                "nbformat": 4, "nbformat_minor": 5}
+    notebook = {
+        "cells": cells,
+        "metadata": {"language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     path.write_text(json.dumps(notebook, indent=1), encoding="utf-8")
     return path
 

@@ -218,6 +218,7 @@ class OpenAIStub(StubServer):
 
         return 200, {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}, events()
 
+
 @dataclass
 class WebHit:
     """One Tavily search result."""

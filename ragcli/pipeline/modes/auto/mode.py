@@ -12,7 +12,7 @@ from ragcli.pipeline.context import RunContext
 from ragcli.pipeline.modes.auto.details import AutoDetails
 from ragcli.pipeline.modes.auto.routing import Signals, choose, strong_chunks
 from ragcli.pipeline.results import AskResult
-from ragcli.store.retriever import Retriever
+from ragcli.retrieval.retriever import Retriever
 
 
 def run(

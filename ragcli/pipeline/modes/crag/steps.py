@@ -149,8 +149,8 @@ def _count_tokens(ctx: RunContext, chunks: list[RetrievedChunk]) -> None:
     """Web chunks carry word-piece counts like document chunks (the embedder's tokenizer)."""
     if not chunks:
         return
-    from ragcli.store.embedder import tokenizer_dir
-    from ragcli.store.tokenizer import TokenCounter
+    from ragcli.embedding.embedder import tokenizer_dir
+    from ragcli.embedding.wordpieces import TokenCounter
 
     counter = TokenCounter(tokenizer_dir(ctx.settings.embedding))
     for chunk, count in zip(chunks, counter.counts([c.content for c in chunks]), strict=True):

@@ -6,7 +6,7 @@ only decides which chunks are returned and in what order. `component_scores` say
 each retriever thought: "dense" (cosine), "bm25" (raw BM25, 0.0 when no query term
 matches) and, in hybrid mode, "fused" (the fusion score the order follows).
 
-A retriever built with a `scope` (store/filters.py) searches only the files its filter
+A retriever built with a `scope` (retrieval/filters.py) searches only the files its filter
 admits, in every collection the run searches: both retrievers are restricted before they
 rank, so the top_k are the best of the admitted chunks.
 """
@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from ragcli.embedding.embedder import Embedder
 from ragcli.errors import ConfigError, RagcliError
 from ragcli.models import ChunkMetadata, RetrievedChunk
-from ragcli.store.embedder import Embedder
-from ragcli.store.filters import Scope
-from ragcli.store.fusion import reciprocal_rank_fusion, weighted_score_fusion
+from ragcli.retrieval.filters import Scope
+from ragcli.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from ragcli.store.vectors import VectorStore
 
 MODES = ("dense", "bm25", "hybrid")

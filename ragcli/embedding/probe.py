@@ -1,7 +1,7 @@
 """A served model checked against the same model run here, once per server and model.
 
 A serving engine that claims a model this machine also has (the bundled all-MiniLM-L6-v2,
-or a model folder) shares collections with it (embedding_identity.py), so its vectors must
+or a model folder) shares collections with it (embedding/identity.py), so its vectors must
 be that model's: some engines return silently different vectors under the same name (other
 pooling, a truncated window, another revision). A fixed probe of a dozen sentences is
 embedded both ways on first use; below MIN_COSINE the server is refused with the figure.
@@ -40,7 +40,7 @@ PROBE = [
 
 def has_local_twin(settings: EmbeddingSettings) -> bool:
     """Whether this machine can run the model the server claims to serve."""
-    from ragcli.store.embedder import BUNDLED_ALIASES
+    from ragcli.embedding.embedder import BUNDLED_ALIASES
 
     return settings.model in BUNDLED_ALIASES or Path(settings.model).expanduser().is_dir()
 
@@ -54,7 +54,7 @@ def verify(store_dir: Path, settings: EmbeddingSettings, server: Any) -> float |
     checked = _read(store_dir)
     if key in checked:
         return float(checked[key]["cosine"])
-    from ragcli.store.embedder import make_embedder
+    from ragcli.embedding.embedder import make_embedder
 
     local = make_embedder(settings.model_copy(update={"provider": "local"}))
     cosine = lowest_cosine(server.embed(PROBE), local.embed(PROBE))

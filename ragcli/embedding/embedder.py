@@ -133,7 +133,7 @@ def make_embedder(
             )
         return SentenceTransformerEmbedder(settings.model, settings.device, settings.batch_size)
     model_dir = resolve_model_dir(settings.model)
-    from ragcli.store.onnx_embedder import OnnxEmbedder
+    from ragcli.embedding.onnx import OnnxEmbedder
 
     embedder = OnnxEmbedder(
         model_dir,
@@ -147,7 +147,7 @@ def make_embedder(
 
 
 def _server_embedder(settings: EmbeddingSettings) -> Embedder:
-    from ragcli.store.server_embedder import ServerEmbedder, ServerOptions
+    from ragcli.embedding.server import ServerEmbedder, ServerOptions
 
     assert settings.url is not None  # EmbeddingSettings requires it for provider openai
     options = ServerOptions(

@@ -56,7 +56,7 @@ class ServerOptions:
 
 
 class ServerEmbedder:
-    """An Embedder (store/embedder.py) whose vectors come from a server. One HTTP client
+    """An Embedder (embedding/embedder.py) whose vectors come from a server. One HTTP client
     is kept for the embedder's life, so a warm `serve` or `chat` reuses its connections."""
 
     backend = "openai"
@@ -182,8 +182,7 @@ class ServerEmbedder:
             if self._closed.wait(pause):
                 raise self._stopped()
         raise EmbeddingServerError(
-            f"embedding server {self.endpoint}: {last} "
-            f"(after {self.options.max_retries + 1} tries)"
+            f"embedding server {self.endpoint}: {last} (after {self.options.max_retries + 1} tries)"
         )
 
     def _stopped(self) -> EmbeddingServerError:

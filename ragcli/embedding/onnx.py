@@ -20,8 +20,8 @@ import platformdirs
 from tokenizers import Encoding
 
 from ragcli.atomic import atomic_path
+from ragcli.embedding.wordpieces import load_tokenizer
 from ragcli.errors import BackendError, ConfigError
-from ragcli.store.tokenizer import load_tokenizer
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 # Bump when the export recipe changes, so old cached graphs are not reused.

@@ -7,7 +7,7 @@ between (the manifest and Chroma moved on, the index did not) is caught up at th
 ingest by comparing the two id sets; a run that ended well costs no such listing.
 
 On a shared Chroma server each machine has its own index. Writers append what they changed
-to the server's change log (store/lexical_log.py); a reader applies the records it has not
+to the server's change log (bm25/change_log.py); a reader applies the records it has not
 seen and saves the result, so only the first ask on a machine reads the whole collection
 and later ones read the changes alone. A query that still finds the index out of step
 repairs it and warns, rather than silently ranking an incomplete index.
@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ragcli.atomic import write_text_atomically
-from ragcli.store import lexical_build, lexical_log
-from ragcli.store.lexical import LexicalIndex
+from ragcli.bm25 import build as lexical_build
+from ragcli.bm25 import change_log as lexical_log
+from ragcli.bm25.index import LexicalIndex
 from ragcli.store.lock import StoreBusyError, StoreLock
 
 log = logging.getLogger("ragcli")
@@ -98,17 +99,21 @@ def server_key(store: Any) -> str:
     return f"{server.url}|{server.tenant}|{server.database}"
 
 
+def lexical_indexes(store_dir: Path, shared: bool) -> LexicalIndexes:
+    """The indexes of a store, kept in step the way its Chroma calls for: a local store
+    by counting, a shared server by its change log. Chosen once, here."""
+    return SharedIndexes(store_dir) if shared else LocalIndexes(store_dir)
+
+
 class LexicalIndexes:
-    """The BM25 index of every collection in one store directory."""
+    """The BM25 index of every collection in one store directory: what a writer and a
+    reader do alike. How the index catches up with Chroma is the subclass's job."""
 
     def __init__(self, store_dir: Path) -> None:
         self.store_dir = Path(store_dir)
         self._indexes: dict[str, LexicalIndex] = {}
         self._pending: dict[str, Pending] = {}
-        self._states: dict[str, SyncState] = {}  # what each index applied of a server's log
-        self._said_building: set[str] = set()
         self._building: set[str] = set()  # collections whose last search found no index yet
-        self._started: set[str] = set()  # collections whose builder this process started
         self._lock = threading.Lock()  # a server's threads share one index per collection
 
     def index(self, collection: str) -> LexicalIndex:
@@ -138,28 +143,23 @@ class LexicalIndexes:
             self.index(collection).delete(ids)
             self._changes(collection).remove(ids)
 
-    def save(self, collection: str, store: Any = None) -> None:
-        """Persist the index; on a server, publish this writer's changes in its log."""
-        shared = store is not None and store.url
-        if shared and collection not in self._states:
-            self._sync(collection, store, publish=False)  # others' records first: not news
+    def save(self, collection: str, store: Any) -> None:
+        """Persist the index; the run that changed it is over."""
         self.index(collection).save()
-        changes = self._pending.pop(collection, Pending())
-        if shared:
-            self._publish(collection, store, changes)
+        self._saved(collection, store, self._pending.pop(collection, Pending()))
         (lexical_dir(self.store_dir, collection) / UNSAVED).unlink(missing_ok=True)
 
+    def _saved(self, collection: str, store: Any, changes: Pending) -> None:
+        """What else a saved index calls for, before the run's mark is cleared."""
+
     def catch_up(self, collection: str, vectors: Any, stored: int) -> Reconciled:
-        """Before a run writes: take in what other machines logged, and what a run of this
-        machine killed before its save left unindexed (published with this run's changes).
-        `stored`: the chunks the manifest says the collection holds, so that a local store
-        in step is not read at all."""
-        killed = (lexical_dir(self.store_dir, collection) / UNSAVED).exists()
-        if vectors.url:
-            return self._sync(collection, vectors, publish=killed)
-        if killed or len(self.index(collection)) != stored:
-            return self.reconcile(collection, vectors)
-        return Reconciled()
+        """Before a run writes: take in what the index missed. `stored`: the chunks the
+        manifest says the collection holds, so that a local store in step is not read."""
+        raise NotImplementedError
+
+    def _killed(self, collection: str) -> bool:
+        """A run of this machine was killed between its first write and its save."""
+        return (lexical_dir(self.store_dir, collection) / UNSAVED).exists()
 
     def verify(self, collection: str, vectors: Any) -> None:
         """After a run that changed the index: compare it with Chroma (loaded by the
@@ -177,52 +177,9 @@ class LexicalIndexes:
         return collection in self._building
 
     def searchable(self, collection: str, vectors: Any) -> LexicalIndex | None:
-        """The index, in step with Chroma: a long-lived reader first moves to the
-        generation an ingest saved since; on a server, the changes other machines logged
-        are applied (and saved, so the next ask starts from them). None while a machine
-        new to a large shared collection builds it in the background (said once)."""
-        index = self.index(collection)
-        index.refresh()
-        if vectors.url:
-            try:
-                fixed = self._sync(collection, vectors, publish=False, background=True)
-            except lexical_build.Building as building:
-                self._building.add(collection)
-                if collection not in self._said_building:
-                    self._said_building.add(collection)
-                    log.warning("%s; until then answers use the dense retriever alone", building)
-                return None
-            self._building.discard(collection)
-            if fixed.changed:
-                self._save_as_reader(collection)
-            return index
-        if len(index) != vectors.count(collection):
-            fixed = self.reconcile(collection, vectors)
-            if fixed.changed:
-                log.warning(
-                    "BM25 index of collection %r was out of step with the vector store "
-                    "(%d chunks missing, %d extra); repaired for this run, and "
-                    "`ragcli ingest` will save the repair",
-                    collection,
-                    fixed.added,
-                    fixed.removed,
-                )
-        return index
-
-    def sync_now(self, collection: str, vectors: Any, lock_timeout: float) -> Reconciled:
-        """`ragcli sync`: bring the index in step with a server and save it, whatever it
-        costs; one builder per collection at a time (a second one waits for the first)."""
-        building = lexical_build.BuildLock(lexical_dir(self.store_dir, collection))
-        try:
-            building.wait()
-            self.index(collection).refresh()
-            fixed = self._sync(collection, vectors, publish=False)
-            with StoreLock(self.store_dir, lock_timeout):  # not in the middle of an ingest
-                self.index(collection).save()
-                self._write_state(collection)
-            return fixed
-        finally:
-            building.close()
+        """The index, in step with Chroma; a long-lived reader first moves to the
+        generation an ingest saved since. None while it is still being built."""
+        raise NotImplementedError
 
     def reconcile(self, collection: str, vectors: Any, publish: bool = False) -> Reconciled:
         """Make the index hold exactly the chunks Chroma holds: index what it lacks (texts
@@ -248,6 +205,103 @@ class LexicalIndexes:
             self.begin(collection)  # a writer that did not say so (a removal) is marked too
             self._pending[collection] = Pending()
         return self._pending[collection]
+
+    def _index_texts(
+        self, index: LexicalIndex, vectors: Any, collection: str, ids: list[str]
+    ) -> int:
+        """Index the texts Chroma holds for `ids` (ids it no longer has are skipped)."""
+        chroma = vectors.collection(collection)
+        found = 0
+        for start in range(0, len(ids), FETCH_BATCH):
+            got = chroma.get(ids=ids[start : start + FETCH_BATCH], include=["documents"])
+            index.upsert(got["ids"], [text or "" for text in got["documents"]])
+            found += len(got["ids"])
+        return found
+
+
+class LocalIndexes(LexicalIndexes):
+    """A local store: this machine is the only writer, so a count tells whether the index
+    is in step, and only a run killed before its save needs a repair."""
+
+    def catch_up(self, collection: str, vectors: Any, stored: int) -> Reconciled:
+        if self._killed(collection) or len(self.index(collection)) != stored:
+            return self.reconcile(collection, vectors)
+        return Reconciled()
+
+    def searchable(self, collection: str, vectors: Any) -> LexicalIndex | None:
+        index = self.index(collection)
+        index.refresh()
+        if len(index) != vectors.count(collection):
+            fixed = self.reconcile(collection, vectors)
+            if fixed.changed:
+                log.warning(
+                    "BM25 index of collection %r was out of step with the vector store "
+                    "(%d chunks missing, %d extra); repaired for this run, and "
+                    "`ragcli ingest` will save the repair",
+                    collection,
+                    fixed.added,
+                    fixed.removed,
+                )
+        return index
+
+
+class SharedIndexes(LexicalIndexes):
+    """A shared Chroma server: each machine has its own index. Writers append what they
+    changed to the server's change log; a reader applies the records it has not seen."""
+
+    def __init__(self, store_dir: Path) -> None:
+        super().__init__(store_dir)
+        self._states: dict[str, SyncState] = {}  # what each index applied of a server's log
+        self._said_building: set[str] = set()
+        self._started: set[str] = set()  # collections whose builder this process started
+
+    def save(self, collection: str, store: Any) -> None:
+        """Persist the index and publish this writer's changes in the server's log."""
+        if collection not in self._states:
+            self._sync(collection, store, publish=False)  # others' records first: not news
+        super().save(collection, store)
+
+    def _saved(self, collection: str, store: Any, changes: Pending) -> None:
+        self._publish(collection, store, changes)
+
+    def catch_up(self, collection: str, vectors: Any, stored: int) -> Reconciled:
+        """What other machines logged, and what a killed run of this machine left
+        unindexed (published with this run's changes)."""
+        return self._sync(collection, vectors, publish=self._killed(collection))
+
+    def searchable(self, collection: str, vectors: Any) -> LexicalIndex | None:
+        """The changes other machines logged are applied (and saved, so the next ask
+        starts from them). None while a machine new to a large shared collection builds
+        the index in the background (said once)."""
+        index = self.index(collection)
+        index.refresh()
+        try:
+            fixed = self._sync(collection, vectors, publish=False, background=True)
+        except lexical_build.Building as building:
+            self._building.add(collection)
+            if collection not in self._said_building:
+                self._said_building.add(collection)
+                log.warning("%s; until then answers use the dense retriever alone", building)
+            return None
+        self._building.discard(collection)
+        if fixed.changed:
+            self._save_as_reader(collection)
+        return index
+
+    def sync_now(self, collection: str, vectors: Any, lock_timeout: float) -> Reconciled:
+        """`ragcli sync`: bring the index in step with a server and save it, whatever it
+        costs; one builder per collection at a time (a second one waits for the first)."""
+        building = lexical_build.BuildLock(lexical_dir(self.store_dir, collection))
+        try:
+            building.wait()
+            self.index(collection).refresh()
+            fixed = self._sync(collection, vectors, publish=False)
+            with StoreLock(self.store_dir, lock_timeout):  # not in the middle of an ingest
+                self.index(collection).save()
+                self._write_state(collection)
+            return fixed
+        finally:
+            building.close()
 
     def _state_path(self, collection: str) -> Path:
         return lexical_dir(self.store_dir, collection) / SYNC_STATE
@@ -343,15 +397,3 @@ class LexicalIndexes:
         index.delete(removed)
         added_count = self._index_texts(index, vectors, collection, added)
         return Reconciled(added_count, len(removed))
-
-    def _index_texts(
-        self, index: LexicalIndex, vectors: Any, collection: str, ids: list[str]
-    ) -> int:
-        """Index the texts Chroma holds for `ids` (ids it no longer has are skipped)."""
-        chroma = vectors.collection(collection)
-        found = 0
-        for start in range(0, len(ids), FETCH_BATCH):
-            got = chroma.get(ids=ids[start : start + FETCH_BATCH], include=["documents"])
-            index.upsert(got["ids"], [text or "" for text in got["documents"]])
-            found += len(got["ids"])
-        return found

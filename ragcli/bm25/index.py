@@ -1,7 +1,7 @@
 """Persisted BM25 index for one collection, built on bm25s.
 
 bm25s cannot update a matrix in place. So the index is the matrix as last built plus a
-delta (store/lexical_delta.py): a change adds to the delta, and only a delta grown past a
+delta (bm25/delta.py): a change adds to the delta, and only a delta grown past a
 small share of the collection is merged, rebuilding the matrix from the saved tokens. A
 one-file change at a million chunks saves in seconds, not the five minutes of a rebuild.
 Queries load the saved matrix, ids and terms memory-mapped and never rebuild it: at a
@@ -44,8 +44,8 @@ import bm25s
 import numpy as np
 
 from ragcli.atomic import write_text_atomically
-from ragcli.store.lexical_delta import Delta, Statistics
-from ragcli.store.string_table import StringColumn, StringLookup
+from ragcli.bm25.delta import Delta, Statistics
+from ragcli.bm25.string_table import StringColumn, StringLookup
 from ragcli.terms import index_terms
 from ragcli.words import INDEX_STOPWORDS, QUERY_STOPWORDS
 
@@ -589,5 +589,3 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-

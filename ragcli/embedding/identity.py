@@ -6,7 +6,7 @@ identity: another model's vectors are meaningless against it, and even int8 and 
 vectors of one model differ a little (cosine ≈ 0.995), enough to reorder close results.
 
 Two providers that claim the same model may share a collection: a server that serves a
-model this machine also has is checked against it once (store/embedding_probe.py).
+model this machine also has is checked against it once (embedding/probe.py).
 
 Stores written before this recorded the model and precision in `embeddings.json` in the
 store directory; it is read when a collection has no record and migrated into the

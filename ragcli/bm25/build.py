@@ -73,8 +73,14 @@ def start(directory: Path, store_dir: Path, collection: str, server: Any) -> Non
         env["RAGCLI_STORE__TOKEN_HEADER"] = header
         env["RAGCLI_STORE_TOKEN"] = value.removeprefix("Bearer ")
     command = [
-        sys.executable, "-m", "ragcli", "sync", "--collection", collection,
-        "--store", str(store_dir),
+        sys.executable,
+        "-m",
+        "ragcli",
+        "sync",
+        "--collection",
+        collection,
+        "--store",
+        str(store_dir),
     ]
     with open(directory / BUILD_LOG, "ab") as log:
         subprocess.Popen(
