@@ -19,6 +19,9 @@ CAUGHT = [
     ("attribute-list", "[](){#number-types}"),
     ("attribute-list", "see [Order Matters](x.md#order){.internal-link target=_blank} first"),
     ("attribute-list", "A heading {: .class }"),
+    ("attribute-list", '```python {test="skip"}\nprint(1)\n```'),
+    ("reference-link", "[`model_dump()`][pydantic.BaseModel.model_dump] also provides"),
+    ("reference-link", "Calling [dict][] on the instance"),
     ("html", '<Listing number="1-2" file-name="Cargo.toml" caption="Contents">'),
     ("html", "the code</Listing> above"),
     ("html", '<span class="filename">Filename: src/main.rs</span>'),
@@ -65,6 +68,8 @@ CLEAN = [
     "Note: `timeout=None` disables it; the ratio is 3:2.",
     "The default is 5 seconds {so to speak}.",
     "x = {'a': 1, 'b': {2, 3}}",
+    "value = matrix[i][j] + grid[0][1] + rows()[0][2]",
+    "```python\nprint({'a': 1})\n```",
 ]
 
 

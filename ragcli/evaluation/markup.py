@@ -36,7 +36,14 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "rest-link": re.compile(r"(?<![\w`])`[^`\n]*<[^<>`\n]+>`__?(?![\w`])|`[^`\n]+`__(?![\w`])"),
     # {#anchor}, { #anchor }, {.internal-link target=_blank}, {: .class} (not Rust's
     # `{:#x}` or `{:#?}`, nor `{ ..base }`)
-    "attribute-list": re.compile(r"\{(?::\s+|\s*)(?:#[\w-]+|\.[A-Za-z][\w-]*)(?:\s[^{}\n]*)?\}"),
+    # and a fence's attributes: ```python {test="skip"}
+    "attribute-list": re.compile(
+        r"\{(?::\s+|\s*)(?:#[\w-]+|\.[A-Za-z][\w-]*)(?:\s[^{}\n]*)?\}"
+        r"|```[\w+-]*[ \t]*\{[^{}\n]*=[^{}\n]*\}"
+    ),
+    # [`model_dump()`][pydantic.BaseModel.model_dump], [dict][]: a reference link whose
+    # definition is elsewhere (MkDocs autorefs) shows as written (not `matrix[i][j]`)
+    "reference-link": re.compile(r"(?<![\w\])\[(])\[[^\[\]\n]+\]\[[\w.:-]*\]"),
     "html": re.compile(
         rf"<(?:{_ELEMENT})(?:\s[^<>]*)?/?>|</(?:{_ELEMENT}|Listing)>"
         r"|<Listing\s[^<>]*>|<!--"  # lower case only: `Option<U>`, `<B>` are generics
