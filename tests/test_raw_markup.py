@@ -79,6 +79,10 @@ def test_each_pattern_is_caught(kind: str, text: str) -> None:
     assert markup_examples(text), text
 
 
+def test_an_include_is_not_also_an_anchor() -> None:
+    assert raw_markup("{{#include ../listings/ch05/output.txt:9:10}}") == ["include"]
+
+
 @pytest.mark.parametrize("text", CLEAN)
 def test_ordinary_code_and_prose_are_not_flagged(text: str) -> None:
     assert raw_markup(text) == [], (text, markup_examples(text))

@@ -36,9 +36,9 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "rest-link": re.compile(r"(?<![\w`])`[^`\n]*<[^<>`\n]+>`__?(?![\w`])|`[^`\n]+`__(?![\w`])"),
     # {#anchor}, { #anchor }, {.internal-link target=_blank}, {: .class} (not Rust's
     # `{:#x}` or `{:#?}`, nor `{ ..base }`)
-    # and a fence's attributes: ```python {test="skip"}
+    # and a fence's attributes: ```python {test="skip"} (mdBook's `{{#include}}` is an include)
     "attribute-list": re.compile(
-        r"\{(?::\s+|\s*)(?:#[\w-]+|\.[A-Za-z][\w-]*)(?:\s[^{}\n]*)?\}"
+        r"(?<!\{)\{(?::\s+|\s*)(?:#[\w-]+|\.[A-Za-z][\w-]*)(?:\s[^{}\n]*)?\}"
         r"|```[\w+-]*[ \t]*\{[^{}\n]*=[^{}\n]*\}"
     ),
     # [`model_dump()`][pydantic.BaseModel.model_dump], [dict][]: a reference link whose
