@@ -37,7 +37,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -79,8 +79,9 @@ def chosen(name: str) -> list[str]:
     return [name]
 
 
-def measure_set(doc_set: DocSet, split: str, store: Path, show: bool) -> dict[str, Any]:
-    """Ingest `doc_set` into `store` and ask its questions; the set's figures."""
+def measure_set(doc_set: DocSet, split: str, store: Path, show: TextIO | None) -> dict[str, Any]:
+    """Ingest `doc_set` into `store` and ask its questions; the set's figures. With `show`,
+    every answer is written there with its sources and the raw markup found in it."""
     from ragcli import service
     from ragcli.config import load_settings
     from ragcli.evaluation.howto import answers_it, load_howtos
@@ -122,15 +123,16 @@ def measure_set(doc_set: DocSet, split: str, store: Path, show: bool) -> dict[st
         marked_answers += bool(kinds)
         if show:
             mark = "✓" if answered else ("·" if sourced else "✗")
-            print(f"\n{mark} [{q.kind}] {q.question}  [{', '.join(q.names)}]")
+            print(f"\n{mark} [{q.kind}] {q.question}  [{', '.join(q.names)}]", file=show)
             for s in result.sources:
                 where = Path(s.metadata.source_file)
                 if where.is_relative_to(doc_set.docs):
                     where = where.relative_to(doc_set.docs)
-                print(f"    source: {where} > {s.metadata.place}")
+                print(f"    source: {where} > {s.metadata.place}", file=show)
             if kinds:
-                print(f"    raw markup: {', '.join(kinds)}: {markup_examples(result.answer)}")
-            print(result.answer)
+                examples = markup_examples(result.answer)
+                print(f"    raw markup: {', '.join(kinds)}: {examples}", file=show)
+            print(result.answer, file=show, flush=True)
     ask_seconds = time.perf_counter() - started
     return {
         "set": doc_set.name,
@@ -197,9 +199,14 @@ def describe(report: dict[str, Any]) -> str:
         f"  factoid {factoid.get('questions', 0):>3}: value in answer "
         f"{factoid.get('in_answer', 0)}, in sources {factoid.get('in_sources', 0)}",
         f"  median answer {report['median_answer_chars']:.0f} characters; raw markup in "
-        f"{report['raw_markup_answers']} answers" + (f" ({kinds})" if kinds else ""),
+        f"{report['raw_markup_answers']} of {len_answers(report)} answers"
+        + (f" ({kinds})" if kinds else ""),
     ]
     return "\n".join(lines)
+
+
+def len_answers(report: dict[str, Any]) -> int:
+    return int(report["howto"].get("questions", 0) + report["factoid"].get("questions", 0))
 
 
 def table(reports: list[dict[str, Any]]) -> str:
@@ -228,7 +235,11 @@ def main() -> int:
     parser.add_argument("--store", type=Path, default=None, help="one set: keep its store here")
     parser.add_argument("--docs", type=Path, default=None, help="one set: read these docs")
     parser.add_argument("--questions", type=Path, default=None, help="one set: these questions")
-    parser.add_argument("--show", action="store_true", help="print every answer and its sources")
+    parser.add_argument(
+        "--show",
+        action="store_true",
+        help="print every answer and its sources (to stderr with --json)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument(
         "--check-questions", action="store_true", help="check the questions against the docs"
@@ -254,7 +265,8 @@ def main() -> int:
                     reports.append(measure_squad(args.stores))
                     continue
                 store = args.store or (args.stores or Path(work)) / name
-                reports.append(measure_set(sets[name], args.split, store, args.show))
+                show = (sys.stderr if args.json else sys.stdout) if args.show else None
+                reports.append(measure_set(sets[name], args.split, store, show))
     except KeyboardInterrupt:
         progress("howto_benchmark: interrupted; stores kept are complete up to the last file")
         return 130
