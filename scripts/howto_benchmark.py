@@ -33,6 +33,7 @@ import json
 import statistics
 import sys
 import tempfile
+import textwrap
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -67,8 +68,13 @@ SETS = {
 CHOICES = (*SETS, SQUAD, "docs", "all")
 
 
-def progress(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+def progress(message: str, transient: bool = False) -> None:
+    """A line on stderr; in a terminal, a `transient` one is overwritten by the next."""
+    if sys.stderr.isatty():
+        end = "" if transient else "\n"
+        print(f"\r{message}\x1b[K", end=end, file=sys.stderr, flush=True)
+    elif not transient:
+        print(message, file=sys.stderr, flush=True)
 
 
 def chosen(name: str) -> list[str]:
@@ -109,7 +115,7 @@ def measure_set(doc_set: DocSet, split: str, store: Path, show: TextIO | None) -
     marked_answers = 0
     started = time.perf_counter()
     for number, q in enumerate(questions, 1):
-        progress(f"{doc_set.name}: question {number}/{len(questions)}")
+        progress(f"{doc_set.name}: question {number}/{len(questions)}", transient=True)
         result = service.ask(settings, q.question, resources=resources)
         answered = answers_it(result.answer, q)
         sourced = any(answers_it(s.content, q) for s in result.sources)
@@ -134,6 +140,7 @@ def measure_set(doc_set: DocSet, split: str, store: Path, show: TextIO | None) -
                 print(f"    raw markup: {', '.join(kinds)}: {examples}", file=show)
             print(result.answer, file=show, flush=True)
     ask_seconds = time.perf_counter() - started
+    progress(f"{doc_set.name}: {len(questions)} questions asked")
     return {
         "set": doc_set.name,
         "docs": str(doc_set.docs),
@@ -183,25 +190,37 @@ def share(part: int, whole: int) -> str:
 
 def describe(report: dict[str, Any]) -> str:
     if report["set"] == SQUAD:
-        return (
+        return textwrap.fill(
             f"{SQUAD}: {report['questions']} answerable questions · gold answer in the "
             f"answer {report['answer_contains_gold']:.3f} · hit@5 {report['hit_at_5']:.3f} · "
             f"median answer {report['median_answer_chars']:.0f} characters · "
-            f"{report['seconds']:.0f} s"
+            f"{report['seconds']:.0f} s",
+            width=78,
+            subsequent_indent="  ",
         )
     howto, factoid = report["howto"], report["factoid"]
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(report["raw_markup_kinds"].items()))
     lines = [
         f"{report['set']} ({report['split']}; {report['files']} files, ingest "
-        f"{report['ingest_seconds']:.0f} s, {report['seconds_per_question']:.1f} s/question)",
-        f"  how-to  {howto.get('questions', 0):>3}: name in answer {howto.get('in_answer', 0)}, "
-        f"in sources {howto.get('in_sources', 0)}",
-        f"  factoid {factoid.get('questions', 0):>3}: value in answer "
-        f"{factoid.get('in_answer', 0)}, in sources {factoid.get('in_sources', 0)}",
-        f"  median answer {report['median_answer_chars']:.0f} characters; raw markup in "
-        f"{report['raw_markup_answers']} of {len_answers(report)} answers"
-        + (f" ({kinds})" if kinds else ""),
+        f"{report['ingest_seconds']:.0f} s, {report['seconds_per_question']:.1f} s/question)"
     ]
+    for label, counts, found in (("how-to", howto, "name"), ("factoid", factoid, "value")):
+        if counts.get("questions"):
+            lines.append(
+                f"  {label:<7} {counts['questions']:>3}: {found} in answer "
+                f"{counts['in_answer']}, in sources {counts['in_sources']}"
+            )
+    lines.append(f"  median answer {report['median_answer_chars']:.0f} characters")
+    markup = f"raw markup in {report['raw_markup_answers']} of {len_answers(report)} answers"
+    lines.extend(
+        textwrap.wrap(
+            markup + (f": {kinds}" if kinds else ""),
+            width=78,
+            initial_indent="  ",
+            subsequent_indent="    ",
+            break_on_hyphens=False,
+        )
+    )
     return "\n".join(lines)
 
 
@@ -218,8 +237,9 @@ def table(reports: list[dict[str, Any]]) -> str:
         if r["set"] == SQUAD:
             continue
         h, f = r["howto"], r["factoid"]
-        how = f"{h.get('in_answer', 0)}/{h.get('in_sources', 0)} of {h.get('questions', 0)}"
-        fact = f"{f.get('in_answer', 0)}/{f.get('in_sources', 0)} of {f.get('questions', 0)}"
+        how, fact = (
+            f"{c['in_answer']}/{c['in_sources']} of {c['questions']}" if c else "-" for c in (h, f)
+        )
         rows.append(
             f"{r['set']:<10} {how:>16} {fact:>16} {r['median_answer_chars']:>7.0f} "
             f"{r['raw_markup_answers']:>7}"
@@ -229,12 +249,21 @@ def table(reports: list[dict[str, Any]]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=CHOICES, default="typer", dest="name")
+    parser.add_argument(
+        "--set",
+        choices=CHOICES,
+        default="typer",
+        dest="name",
+        metavar="SET",
+        help=f"one of {', '.join(CHOICES)} (docs: the five sets; all: and {SQUAD})",
+    )
     parser.add_argument("--split", choices=("all", "tune", "held"), default="all")
-    parser.add_argument("--stores", type=Path, default=None, help="keep each store in DIR/SET")
-    parser.add_argument("--store", type=Path, default=None, help="one set: keep its store here")
-    parser.add_argument("--docs", type=Path, default=None, help="one set: read these docs")
-    parser.add_argument("--questions", type=Path, default=None, help="one set: these questions")
+    parser.add_argument(
+        "--stores", type=Path, metavar="DIR", help="keep each set's store in DIR/SET"
+    )
+    parser.add_argument("--store", type=Path, metavar="DIR", help="one set: keep its store here")
+    parser.add_argument("--docs", type=Path, metavar="DIR", help="one set: read these docs")
+    parser.add_argument("--questions", type=Path, metavar="YAML", help="one set: these questions")
     parser.add_argument(
         "--show",
         action="store_true",
@@ -268,7 +297,7 @@ def main() -> int:
                 show = (sys.stderr if args.json else sys.stdout) if args.show else None
                 reports.append(measure_set(sets[name], args.split, store, show))
     except KeyboardInterrupt:
-        progress("howto_benchmark: interrupted; stores kept are complete up to the last file")
+        progress("howto_benchmark: interrupted")
         return 130
     if args.json:
         print(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
