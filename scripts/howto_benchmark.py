@@ -21,7 +21,8 @@ Rhine article: a gold answer in the answer, and the median answer length.
         [--stores DIR] [--show] [--json] [--check-questions]
 
 `--stores DIR` keeps each set's store in DIR/NAME between runs (an ingest of unchanged
-files is a no-op); without it temporary stores are used. `--check-questions` ingests
+files is a no-op); without it temporary stores are used. `--json` prints one object for one
+set, a list for `docs` and `all`. `--check-questions` ingests
 nothing: it checks that each question's names or values are written in its set's pages,
 outside include directives. Progress goes to stderr.
 """
