@@ -30,30 +30,27 @@ def first_sentence(answer: str) -> str:
     return strip_citations(found[0]) if found else ""
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--data", type=Path, default=ROOT.parent / "shared" / "eval" / "squad-rhine"
-    )
-    parser.add_argument("--limit", type=int, default=None, help="the first N questions only")
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    args = parser.parse_args()
-
+def measure(data: Path, limit: int | None = None, workdir: Path | None = None) -> dict:
+    """The article's figures. In `workdir` (kept) the article file and its store are
+    reused, so a rerun ingests nothing; without it both go to a temporary folder."""
     from ragcli import service
     from ragcli.config import load_settings
     from ragcli.evaluation.squad import contains_answer, load_article
 
-    source = next(args.data.glob("*.json"), None)
+    source = next(data.glob("*.json"), None)
     if source is None:
-        raise SystemExit(f"answer_benchmark: no SQuAD JSON file in {args.data}")
+        raise SystemExit(f"answer_benchmark: no SQuAD JSON file in {data}")
     title, markdown, questions = load_article(source)
-    questions = questions[: args.limit] if args.limit else questions
-    with tempfile.TemporaryDirectory() as work:
-        article = Path(work) / f"{title.lower().replace(' ', '_')}.md"
-        article.write_text(markdown, encoding="utf-8")
+    questions = questions[:limit] if limit else questions
+    with tempfile.TemporaryDirectory() as temporary:
+        work = workdir or Path(temporary)
+        work.mkdir(parents=True, exist_ok=True)
+        article = work / f"{title.lower().replace(' ', '_')}.md"
+        if not article.exists() or article.read_text(encoding="utf-8") != markdown:
+            article.write_text(markdown, encoding="utf-8")
         settings = load_settings(
             None,
-            {"store.path": str(Path(work) / "store"), "llm.provider": "extractive"},
+            {"store.path": str(work / "store"), "llm.provider": "extractive"},
             environ={},
         )
         service.ingestor(settings).run([article], settings.store.collection)
@@ -68,7 +65,7 @@ def main() -> int:
             first += contains_answer(first_sentence(result.answer), q.answers)
             lengths.append(len(result.answer))
         seconds = time.perf_counter() - started
-    report = {
+    return {
         "article": title,
         "questions": len(questions),
         "hit_at_5": round(hits / len(questions), 3),
@@ -77,11 +74,24 @@ def main() -> int:
         "median_answer_chars": statistics.median(lengths),
         "seconds_per_question": round(seconds / len(questions), 3),
     }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--data", type=Path, default=ROOT.parent / "shared" / "eval" / "squad-rhine"
+    )
+    parser.add_argument("--limit", type=int, default=None, help="the first N questions only")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    args = parser.parse_args()
+
+    report = measure(args.data, args.limit)
+    title = report["article"]
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         print(
-            f"{title}: {len(questions)} answerable questions · hit@5 {report['hit_at_5']:.3f} · "
+            f"{title}: {report['questions']} answerable questions · hit@5 {report['hit_at_5']:.3f} · "
             f"gold answer in the answer {report['answer_contains_gold']:.3f} (in its first sentence "
             f"{report['first_sentence_contains_gold']:.3f}) · median answer "
             f"{report['median_answer_chars']:.0f} characters · {report['seconds_per_question']:.2f} s/question"
