@@ -98,7 +98,9 @@ class RerankSettings(Section):
     max_retries: int = Field(2, ge=0, le=20)  # engine: 429, 5xx, timeouts, dropped connections
     batch_size: int = Field(32, ge=1, le=1024)  # cross-encoder: pairs per forward pass
     device: str = "cpu"  # cross-encoder
-    # llm: candidates judged per model call (one call per window of this many)
+    # llm: pointwise (a 0-10 score per candidate, llm_window candidates per call) or
+    # listwise (the model orders every candidate in one call)
+    llm_method: Literal["pointwise", "listwise"] = "pointwise"
     llm_window: int = Field(10, ge=1, le=100)
 
     @model_validator(mode="after")
