@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from ragcli.config import Settings
 from ragcli.errors import ConfigError, ExitCode, RagcliError
 from ragcli.pipeline.results import AskResult
@@ -52,10 +54,12 @@ def eval_dataset(
     progress: Callable[[str, int, int], None] | None = None,
     baseline: Path | None = None,
     tolerance: float = 0.01,
+    rerank: str | None = None,
 ) -> tuple[dict[str, Any], bool]:
     """`ragcli eval DIR`: the retrievers (default all) scored on a BEIR dataset; with
-    `baseline`, gated against it. Returns the report (with its "gate") and whether it
-    passed (True without a baseline)."""
+    `baseline`, gated against it; with `rerank` (`provider[:model]`, the rest of the
+    reranker's settings from retrieval.rerank), each also with that reranker. Returns the
+    report (with its "gate") and whether it passed (True without a baseline)."""
     from ragcli.evaluation import gate
     from ragcli.evaluation.runner import run_eval
     from ragcli.retrieval.retriever import MODES
@@ -70,8 +74,16 @@ def eval_dataset(
     if collection:
         check_collection_name(collection)
     earlier = gate.load_baseline(baseline) if baseline else None  # checked before the work
+    stage = eval_rerank_stage(settings, rerank) if rerank else None
     report = run_eval(
-        settings, dataset_dir, chosen, split, collection, progress=progress, folds=folds
+        settings,
+        dataset_dir,
+        chosen,
+        split,
+        collection,
+        progress=progress,
+        folds=folds,
+        rerank=stage,
     )
     data = report.to_dict()
     if earlier is None or baseline is None:
@@ -79,6 +91,35 @@ def eval_dataset(
     verdict = gate.compare(data, earlier, tolerance, str(baseline))
     data["gate"] = verdict.to_dict()
     return data, verdict.passed
+
+
+def eval_rerank_stage(settings: Settings, spec: str):
+    """`--rerank provider[:model]` as a strict rerank stage (a reranker that fails ends
+    the eval: its rows would be the fused order's). The llm reranker asks the answer
+    model; the run's budget does not apply to an eval's thousands of queries."""
+    from ragcli.wiring import rerank_stage
+
+    provider, _, model = spec.partition(":")
+    rerank = settings.retrieval.rerank.model_dump()
+    rerank.update({"provider": provider.strip()} | ({"model": model.strip()} if model else {}))
+    if rerank["provider"] == "none":
+        raise RagcliError("--rerank none: name a reranker to measure", ExitCode.USAGE)
+    try:
+        retrieval = settings.retrieval.model_copy(
+            update={"rerank": type(settings.retrieval.rerank).model_validate(rerank)}
+        )
+    except ValidationError as exc:
+        message = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        raise RagcliError(f"--rerank {spec}: {message}", ExitCode.USAGE) from None
+    measured = settings.model_copy(update={"retrieval": retrieval})
+    return rerank_stage(measured, lambda: _answer_model(measured), strict=True)
+
+
+def _answer_model(settings: Settings):
+    from ragcli.llm import make_llm
+    from ragcli.wiring import calibration, embedder, sentence_vectors
+
+    return make_llm(settings, sentence_vectors(settings, embedder(settings)), calibration(settings))
 
 
 def calibrate(settings: Settings, labelled_file: Path, save: bool = True) -> dict[str, Any]:
