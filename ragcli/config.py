@@ -515,9 +515,10 @@ def _describe(exc: ValidationError, origins: dict[str, str]) -> str:
     prefixes = [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
     source = next((origins[k] for k in prefixes if k in origins), None)
     if parts and source in (None, origins.get(parts[0])):
-        # A rule across a section's keys (rerank's provider needs its url): where they came from.
+        # A rule across a section's keys (a provider needs its url): where the provider
+        # was chosen, else where the last of its keys came from.
         inside = [origin for dotted, origin in origins.items() if dotted.startswith(key + ".")]
-        source = inside[-1] if inside else source
+        source = origins.get(f"{key}.provider") or (inside[-1] if inside else source)
     source = source or "config.yaml"
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":

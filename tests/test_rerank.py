@@ -13,10 +13,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from typer.testing import CliRunner
 
 from ragcli import service
-from ragcli.cli import app
 from ragcli.config import load_settings
 from ragcli.errors import ConfigError
 from ragcli.models import SearchResult
@@ -94,11 +92,16 @@ def test_rerank_settings_come_from_the_environment_and_set_and_the_key_is_never_
         load_settings(None, environ=env)
 
 
-def test_set_takes_a_nested_rerank_setting_and_refuses_a_bad_one(tmp_path):
-    shown = CliRunner().invoke(
-        app, ["config", "--json", "--store", str(tmp_path), "--set", "retrieval.rerank.top=3"]
-    )
-    assert shown.exit_code != 0 and "retrieval.rerank.top" in shown.output
+def test_set_takes_a_nested_rerank_setting_and_refuses_a_bad_one():
+    from ragcli.overrides import parse_assignments
+
+    values = parse_assignments(["retrieval.rerank.provider=llm", "retrieval.rerank.candidates=8"])
+    assert values == {"retrieval.rerank.provider": "llm", "retrieval.rerank.candidates": 8}
+    assert load_settings(None, values, environ={}).retrieval.rerank.candidates == 8
+    with pytest.raises(ConfigError, match="--set retrieval.rerank.top: unknown setting"):
+        parse_assignments(["retrieval.rerank.top=3"])
+    with pytest.raises(ConfigError, match="--set retrieval.rerank.candidates=none"):
+        parse_assignments(["retrieval.rerank.candidates=none"])
 
 
 # -- cross-encoder ----------------------------------------------------------------------
@@ -154,7 +157,8 @@ def test_every_mode_reranks_what_it_retrieves_from_the_documents(
     for step in steps_named(trace, "rerank"):
         assert not step.details.get("skipped")
     documents = [s for s in result.sources if not s.is_web and s.metadata.file_type != "qna"]
-    assert documents and all("rerank" in s.component_scores for s in documents)
+    assert documents or mode == "tos"  # tos may answer from its FAQ, which is not reranked
+    assert all("rerank" in s.component_scores for s in documents)
 
 
 def test_search_returns_the_reranked_order_with_its_scores(sample_store, cross_encoder_folder):

@@ -57,6 +57,9 @@ class CrossEncoderReranker:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a folder: no hub calls
                 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # no loading bars
                 from sentence_transformers import CrossEncoder
+                from transformers.utils import logging as transformers_logging
+
+                transformers_logging.disable_progress_bar()  # no "Loading weights" bar
 
                 try:
                     self._encoder = CrossEncoder(

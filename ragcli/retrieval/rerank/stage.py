@@ -116,10 +116,11 @@ class RerankStage:
             calls = getattr(reranker, "calls", None)
             if calls is not None and fits_llm_calls is not None:
                 needed = calls(len(chunks))
-                if not fits_llm_calls(needed):
+                # Optional work: one call is always left for the answer.
+                if not fits_llm_calls(needed + 1):
                     raise RerankError(
                         f"reranking {len(chunks)} candidates takes {needed} model calls, "
-                        "more than limits.max_llm_calls leaves this run"
+                        "more than limits.max_llm_calls leaves this run beside the answer"
                     )
             scores = reranker.scores(query, [chunk.content for chunk in chunks])
         except Exception as exc:  # whatever went wrong, the fused order still answers
