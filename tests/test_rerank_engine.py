@@ -63,17 +63,14 @@ def stub():
 
 
 def engine_settings(store, url: str, **more):
-    return settings_for(
-        store,
-        **{
-            "retrieval.rerank.provider": "engine",
-            "retrieval.rerank.url": url,
-            "retrieval.rerank.model": RERANKER_NAME,
-            "retrieval.rerank.timeout": 2.0,
-            "retrieval.rerank.max_retries": 2,
-        },
-        **more,
-    )
+    values = {
+        "retrieval.rerank.provider": "engine",
+        "retrieval.rerank.url": url,
+        "retrieval.rerank.model": RERANKER_NAME,
+        "retrieval.rerank.timeout": 2.0,
+        "retrieval.rerank.max_retries": 2,
+    }
+    return settings_for(store, **(values | more))
 
 
 def reranker(url: str, **more) -> EngineReranker:
@@ -109,7 +106,8 @@ def test_infinity_scores_as_the_cross_encoder_does(infinity, cross_encoder_folde
 def test_ask_through_infinity_answers_from_the_engines_order(
     infinity, cross_encoder_folder, sample_store
 ):
-    settings = engine_settings(sample_store, infinity)
+    # 30 chunks through a CPU engine on a busy machine can take seconds.
+    settings = engine_settings(sample_store, infinity, **{"retrieval.rerank.timeout": 60})
     result = service.ask(settings, QUESTION, "standard")
     (retrieve,) = steps_named(settings, result, "retrieve")
     (rerank,) = steps_named(settings, result, "rerank")
@@ -133,7 +131,11 @@ def test_429s_and_a_dropped_connection_are_retried_and_the_engine_still_reranks(
     try:
         proxy.faults.too_many_requests = 2
         proxy.faults.drop = 1
-        settings = engine_settings(sample_store, proxy.url)
+        settings = engine_settings(
+            sample_store,
+            proxy.url,
+            **{"retrieval.rerank.timeout": 60, "retrieval.rerank.max_retries": 3},
+        )
         with caplog.at_level(logging.WARNING, logger="ragcli"):
             result = service.ask(settings, QUESTION, "standard")
         assert proxy.faults.statuses.count(429) == 2
