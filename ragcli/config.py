@@ -115,7 +115,7 @@ class RerankSettings(Section):
         if self.provider == "cross-encoder" and not self.model:
             raise ValueError(
                 "provider cross-encoder needs retrieval.rerank.model (a model folder or a "
-                "Hugging Face name, e.g. cross-encoder/ms-marco-MiniLM-L6-v2)"
+                "Hugging Face name, e.g. cross-encoder/ms-marco-MiniLM-L-6-v2)"
             )
         return self
 
