@@ -236,6 +236,26 @@ def test_eval_refuses_a_reranker_it_cannot_measure(tmp_path):
         service.eval_dataset(settings, data, ["bm25"], rerank="cross-encoder:org/not-here")
 
 
+@pytest.mark.slow
+def test_eval_of_labelled_questions_runs_each_mode_with_and_without_the_reranker(
+    sample_store, tmp_path, cross_encoder_folder
+):
+    from tests.test_eval_questions import QUESTIONS
+
+    path = tmp_path / "questions.yaml"
+    path.write_text(QUESTIONS)
+    settings = settings_for(sample_store)
+    report = service.eval_questions(
+        settings, path, ["standard"], rerank=f"cross-encoder:{cross_encoder_folder}"
+    )
+    assert [s.mode for s in report.scores] == ["standard", "standard+rerank"]
+    traces = service.trace_store(settings)
+    runs = [traces.get(row["id"]) for row in traces.recent(limit=100)]
+    reranked = [t for t in runs if t is not None and steps_named(t, "rerank")]
+    questions = report.scores[0].questions
+    assert len(runs) == 2 * questions and len(reranked) == questions
+
+
 # -- llm --------------------------------------------------------------------------------
 
 

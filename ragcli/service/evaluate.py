@@ -22,9 +22,12 @@ def eval_questions(
     path: Path,
     modes: list[str],
     progress: Callable[[str, int, int], None] | None = None,
+    rerank: str | None = None,
 ):
     """`ragcli eval QUESTIONS.yaml`: every mode in `modes` on each labelled question, over
-    the store as it is, with the store and model loaded once."""
+    the store as it is, with the store and model loaded once. With `rerank`
+    (`provider[:model]`), each mode also runs with that reranker (rows MODE+rerank) and
+    the others without one."""
     from ragcli.evaluation.questions import evaluate, load_questions
     from ragcli.llm import chosen_provider
     from ragcli.pipeline.modes.registry import runnable
@@ -34,14 +37,29 @@ def eval_questions(
     if unknown:
         raise ConfigError(f"--mode {unknown[0]!r}: choose one of {', '.join(known)}")
     load_questions(path)  # a malformed file fails before the store and model load
-    resources = Resources(settings)
+    runs = {"": settings}
+    if rerank:
+        runs = {"": without_reranker(settings), RERANKED: with_reranker(settings, rerank)}
+    resources = {suffix: Resources(chosen) for suffix, chosen in runs.items()}
 
-    def run(question: str, mode: str) -> tuple[AskResult, float]:
+    def run(question: str, named: str) -> tuple[AskResult, float]:
+        suffix = RERANKED if named.endswith(RERANKED) else ""
         started = time.perf_counter()
-        result = ask(settings, question, mode, resources=resources)
+        mode = named.removesuffix(RERANKED)
+        result = ask(runs[suffix], question, mode, resources=resources[suffix])
         return result, time.perf_counter() - started
 
-    return evaluate(path, modes, run, chosen_provider(settings), progress)
+    named = [mode + suffix for mode in modes for suffix in runs]
+    return evaluate(path, named, run, chosen_provider(settings), progress)
+
+
+RERANKED = "+rerank"  # the rows of a mode run with `--rerank`'s reranker
+
+
+def without_reranker(settings: Settings) -> Settings:
+    rerank = settings.retrieval.rerank.model_copy(update={"provider": "none"})
+    retrieval = settings.retrieval.model_copy(update={"rerank": rerank})
+    return settings.model_copy(update={"retrieval": retrieval})
 
 
 def eval_dataset(
@@ -99,6 +117,13 @@ def eval_rerank_stage(settings: Settings, spec: str):
     model; the run's budget does not apply to an eval's thousands of queries."""
     from ragcli.wiring import rerank_stage
 
+    measured = with_reranker(settings, spec)
+    return rerank_stage(measured, lambda: _answer_model(measured), strict=True)
+
+
+def with_reranker(settings: Settings, spec: str) -> Settings:
+    """The settings with `--rerank provider[:model]` in force; the reranker's other
+    settings (url, key, candidates) from retrieval.rerank."""
     provider, _, model = spec.partition(":")
     rerank = settings.retrieval.rerank.model_dump()
     rerank.update({"provider": provider.strip()} | ({"model": model.strip()} if model else {}))
@@ -111,8 +136,7 @@ def eval_rerank_stage(settings: Settings, spec: str):
     except ValidationError as exc:
         message = exc.errors()[0]["msg"].removeprefix("Value error, ")
         raise RagcliError(f"--rerank {spec}: {message}", ExitCode.USAGE) from None
-    measured = settings.model_copy(update={"retrieval": retrieval})
-    return rerank_stage(measured, lambda: _answer_model(measured), strict=True)
+    return settings.model_copy(update={"retrieval": retrieval})
 
 
 def _answer_model(settings: Settings):
