@@ -13,8 +13,10 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from typer.testing import CliRunner
 
 from ragcli import service
+from ragcli.cli import app
 from ragcli.config import load_settings
 from ragcli.errors import ConfigError
 from ragcli.models import SearchResult
@@ -207,10 +209,12 @@ def test_eval_scores_the_reranker_against_the_same_run_without_it(tmp_path, cros
 
     data = tmp_path / "tiny"
     write_dataset(data)
-    settings = settings_for(tmp_path / "store")
     spec = f"cross-encoder:{cross_encoder_folder}"
-    report, passed = service.eval_dataset(settings, data, ["bm25"], rerank=spec)
-    assert passed and set(report["results"]) == {"bm25", "bm25+rerank"}
+    args = ["eval", str(data), "--store", str(tmp_path / "store"), "-r", "bm25", "--rerank", spec]
+    run = CliRunner().invoke(app, [*args, "--json"])
+    assert run.exit_code == 0, run.output
+    report = json.loads(run.output)
+    assert set(report["results"]) == {"bm25", "bm25+rerank"}
     # q1 ("zebra") retrieves d2 then d1 (relevant); the reranker decides which comes first.
     texts = {d["_id"]: d["text"] for d in CORPUS}
     d1, d2 = cross_encoder_scores(cross_encoder_folder, "zebra", [texts["d1"], texts["d2"]])
@@ -221,6 +225,10 @@ def test_eval_scores_the_reranker_against_the_same_run_without_it(tmp_path, cros
         report["results"]["bm25+rerank"]["nDCG@10"] - report["results"]["bm25"]["nDCG@10"]
     )
     assert report["rerank"]["reranker"] == f"cross-encoder {cross_encoder_folder}"
+    shown = CliRunner().invoke(app, args, env={"COLUMNS": "100"})
+    assert shown.exit_code == 0, shown.output
+    assert "bm25+rerank" in shown.output and "(30 candidates): change" in shown.output
+    assert f"Reranked by cross-encoder {cross_encoder_folder}" in " ".join(shown.output.split())
 
 
 def test_eval_refuses_a_reranker_it_cannot_measure(tmp_path):
