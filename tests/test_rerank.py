@@ -227,8 +227,9 @@ def test_eval_scores_the_reranker_against_the_same_run_without_it(tmp_path, cros
     assert report["rerank"]["reranker"] == f"cross-encoder {cross_encoder_folder}"
     shown = CliRunner().invoke(app, args, env={"COLUMNS": "100"})
     assert shown.exit_code == 0, shown.output
-    assert "bm25+rerank" in shown.output and "(30 candidates): change" in shown.output
-    assert f"Reranked by cross-encoder {cross_encoder_folder}" in " ".join(shown.output.split())
+    words = " ".join(shown.output.split())
+    assert "bm25+rerank" in words and "(30 candidates): change" in words
+    assert f"Reranked by cross-encoder {cross_encoder_folder}" in words
 
 
 def test_eval_refuses_a_reranker_it_cannot_measure(tmp_path):
