@@ -59,16 +59,18 @@ def test_the_answer_model_reranks_within_the_budget_and_its_tokens_are_traced(
     assert trace is not None
     (retrieve,) = [s for s in trace.steps if s.name == "retrieve"]
     (rerank,) = [s for s in trace.steps if s.name == "rerank"]
-    assert rerank.llm_calls == (2 if method == "pointwise" else 1)  # 10 candidates, 5 a call
+    calls = 2 if method == "pointwise" else 1  # 10 candidates, 5 a call
+    assert rerank.inputs["reranker"] == f"llm {MODEL_NAME}"
     assert rerank.prompt_tokens > 200 and rerank.completion_tokens > 0
     assert result.usage.llm_calls == rerank.llm_calls + 1  # and the answer
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     fused = [c["chunk_id"] for c in retrieve.details["chunks"]]
     if rerank.details.get("skipped"):  # the small model's reply was not the JSON asked for
+        assert 1 <= rerank.llm_calls <= calls  # the first unusable reply ends the rerank
         assert len(warnings) == 1 and "reranker skipped" in warnings[0]
         assert [s.chunk_id for s in result.sources] == fused[:5]
     else:
-        assert not warnings
+        assert rerank.llm_calls == calls and not warnings
         scores = [s.component_scores["rerank"] for s in result.sources]
         assert scores == sorted(scores, reverse=True)
         rows = rerank.details["candidates"]

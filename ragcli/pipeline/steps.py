@@ -67,6 +67,7 @@ def rerank_candidates(
         "rerank", query=query, reranker=stage.label, candidates=len(chunks), top_k=top_k, **inputs
     ) as step:
         outcome = stage.apply(query, chunks, top_k, ctx.budget.fits_llm_calls)
+        step.inputs["reranker"] = stage.label  # the llm reranker's model is known once built
         best = outcome.rows[0]["score"] if outcome.rows else None
         step.scores = {"best": best, "candidates": outcome.candidates}
         step.decision = outcome.decision()
