@@ -78,6 +78,48 @@ class IngestSettings(Section):
     workers: int | None = Field(None, ge=1, le=64)
 
 
+class RerankSettings(Section):
+    """`retrieval.rerank`: the stage that reorders the fused candidates before a mode
+    grades or answers (retrieval/rerank/). It never replaces a chunk's `score`, the cosine
+    every threshold compares; its own score is the chunk's `component_scores.rerank`."""
+
+    # none | engine (a serving engine's /rerank) | cross-encoder (sentence-transformers,
+    # in this process) | llm (the answer model judges each candidate)
+    provider: Literal["none", "engine", "cross-encoder", "llm"] = "none"
+    url: str | None = None  # engine: the API base /rerank is added to (…/v1, …/v2 are fine)
+    model: str | None = None  # engine: the served name; cross-encoder: a folder or a hub name
+    candidates: int = Field(30, ge=1, le=1000)  # fused chunks handed over; top_k come back
+    # engine: the request's shape. auto: Cohere's {query, documents} (Infinity, vLLM,
+    # llama.cpp, Cohere, Jina) first, TEI's {query, texts} if the server refuses that
+    # shape; the shape that answered is kept for the process.
+    api: Literal["auto", "cohere", "tei"] = "auto"
+    api_key: SecretStr | None = None  # from RAGCLI_RERANK_API_KEY; never printed
+    timeout: float = Field(10.0, gt=0, le=600)  # engine: seconds one request may take
+    max_retries: int = Field(2, ge=0, le=20)  # engine: 429, 5xx, timeouts, dropped connections
+    batch_size: int = Field(32, ge=1, le=1024)  # cross-encoder: pairs per forward pass
+    device: str = "cpu"  # cross-encoder
+    # llm: pointwise (a 0-10 score per candidate, llm_window candidates per call) or
+    # listwise (the model orders every candidate in one call)
+    llm_method: Literal["pointwise", "listwise"] = "pointwise"
+    llm_window: int = Field(10, ge=1, le=100)
+
+    @model_validator(mode="after")
+    def _provider_complete(self) -> RerankSettings:
+        if self.url and not self.url.startswith(("http://", "https://")):
+            raise ValueError("url must start with http:// or https://")
+        if self.provider == "engine" and not (self.url and self.model):
+            raise ValueError(
+                "provider engine needs retrieval.rerank.url (the server's API base) and "
+                "retrieval.rerank.model (the name it serves the reranker under)"
+            )
+        if self.provider == "cross-encoder" and not self.model:
+            raise ValueError(
+                "provider cross-encoder needs retrieval.rerank.model (a model folder or a "
+                "Hugging Face name, e.g. cross-encoder/ms-marco-MiniLM-L-6-v2)"
+            )
+        return self
+
+
 class RetrievalSettings(Section):
     top_k: int = Field(5, ge=1, le=100)
     mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
@@ -85,6 +127,7 @@ class RetrievalSettings(Section):
     rrf_k: int = Field(60, ge=0, le=1000)
     dense_weight: float = Field(0.6, ge=0.0, le=1.0)
     candidates: int = Field(100, ge=1, le=1000)
+    rerank: RerankSettings = RerankSettings()
 
 
 class CragSettings(Section):
@@ -268,7 +311,7 @@ class Settings(Section):
     def thresholds(self) -> dict[str, Any]:
         """Every threshold and limit in force, for the trace."""
         return {
-            "retrieval": self.retrieval.model_dump(),
+            "retrieval": self.retrieval.model_dump(exclude={"rerank": {"api_key"}}),
             "crag": self.crag.model_dump(),
             "reflect": self.reflect.model_dump(),
             "tos": self.tos.model_dump(exclude={"handoff_message"}),
@@ -280,17 +323,25 @@ class Settings(Section):
 
     def redacted(self) -> dict[str, Any]:
         data = self.model_dump(mode="json")
-        secrets = (
-            ("llm", "api_key"),
-            ("web", "api_key"),
-            ("embedding", "api_key"),
-            ("store", "token"),
-            ("serve", "token"),
-        )
-        for section, key in secrets:
-            if data[section].get(key):
-                data[section][key] = "***"
+        for path in SECRETS:
+            *sections, key = path.split(".")
+            node = data
+            for section in sections:
+                node = node[section]
+            if node.get(key):
+                node[key] = "***"
         return data
+
+
+# Every setting that holds a secret: redacted wherever settings are shown.
+SECRETS = (
+    "llm.api_key",
+    "web.api_key",
+    "embedding.api_key",
+    "retrieval.rerank.api_key",
+    "store.token",
+    "serve.token",
+)
 
 
 # Environment variables that are not of the RAGCLI_SECTION__KEY form.
@@ -300,6 +351,7 @@ ENV_ALIASES = {
     "OPENAI_BASE_URL": "llm.base_url",
     "TAVILY_API_KEY": "web.api_key",
     "RAGCLI_EMBEDDING_API_KEY": "embedding.api_key",
+    "RAGCLI_RERANK_API_KEY": "retrieval.rerank.api_key",
     "RAGCLI_STORE_TOKEN": "store.token",
     "RAGCLI_SERVE_TOKEN": "serve.token",
 }
@@ -336,13 +388,15 @@ def load_settings(
         raise ConfigError(_describe(exc, origins)) from None
 
 
-def _dotted_keys(data: dict[str, Any]) -> list[str]:
-    return [
-        f"{section}.{key}"
-        for section, values in data.items()
-        if isinstance(values, dict)
-        for key in values
-    ] + list(data)
+def _dotted_keys(data: dict[str, Any], prefix: str = "") -> list[str]:
+    """Every key of a nested mapping as a dotted path, sections included."""
+    keys = []
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        keys.append(dotted)
+        if isinstance(value, dict):
+            keys.extend(_dotted_keys(value, dotted + "."))
+    return keys
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
@@ -370,20 +424,28 @@ def _env_overrides(environ: dict[str, str]) -> dict[str, tuple[str, Any]]:
         if name in ENV_ALIASES:
             found[ENV_ALIASES[name]] = (name, raw)
         elif name.startswith("RAGCLI_") and "__" in name:
-            section, _, key = name[len("RAGCLI_") :].lower().partition("__")
-            dotted = f"{section}.{key}"
+            # RAGCLI_RETRIEVAL__RERANK__PROVIDER is retrieval.rerank.provider
+            dotted = ".".join(name[len("RAGCLI_") :].lower().split("__"))
             found[dotted] = (name, typed_value(setting_field(dotted), raw))
     return found
 
 
 def setting_field(dotted: str) -> FieldInfo | None:
-    """The field behind SECTION.KEY, or None when there is no such setting."""
-    section, _, name = dotted.partition(".")
-    section_field = Settings.model_fields.get(section)
-    model = section_field.annotation if section_field else None
-    if not name or not isinstance(model, type) or not issubclass(model, BaseModel):
+    """The field behind SECTION.KEY (or SECTION.SUBSECTION.KEY), or None when there is no
+    such setting."""
+    parts = dotted.split(".")
+    if len(parts) < 2 or not all(parts):
         return None
-    return model.model_fields.get(name)
+    model: Any = Settings
+    field: FieldInfo | None = None
+    for part in parts:
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            return None
+        field = model.model_fields.get(part)
+        if field is None:
+            return None
+        model = field.annotation
+    return field
 
 
 def typed_value(field: FieldInfo | None, raw: str) -> Any:
@@ -428,10 +490,12 @@ def _takes_text(annotation: Any) -> bool:
 
 
 def _set_dotted(target: dict[str, Any], dotted: str, value: Any) -> None:
-    section, _, key = dotted.partition(".")
-    node = target.setdefault(section, {})
-    if not isinstance(node, dict):
-        raise ConfigError(f"{section}: expected a mapping")
+    *sections, key = dotted.split(".")
+    node = target
+    for depth, section in enumerate(sections, start=1):
+        node = node.setdefault(section, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"{'.'.join(sections[:depth])}: expected a mapping")
     node[key] = value
 
 
@@ -447,10 +511,14 @@ def _describe(exc: ValidationError, origins: dict[str, str]) -> str:
     error = exc.errors()[0]
     parts = [str(part) for part in error["loc"]]
     key = ".".join(parts) or "(top level)"
-    source = origins.get(".".join(parts[:2])) or origins.get(parts[0] if parts else "")
-    if not source and len(parts) == 1:  # a rule across a section's keys: where they came from
-        inside = [origin for key, origin in origins.items() if key.startswith(parts[0] + ".")]
-        source = inside[-1] if inside else None
+    # Where the value came from: the deepest of its keys (or their sections) that was set.
+    prefixes = [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
+    source = next((origins[k] for k in prefixes if k in origins), None)
+    if parts and source in (None, origins.get(parts[0])):
+        # A rule across a section's keys (a provider needs its url): where the provider
+        # was chosen, else where the last of its keys came from.
+        inside = [origin for dotted, origin in origins.items() if dotted.startswith(key + ".")]
+        source = origins.get(f"{key}.provider") or (inside[-1] if inside else source)
     source = source or "config.yaml"
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":

@@ -83,8 +83,15 @@ class RetrievedChunk(Record):
     content: str
     score: float
     metadata: ChunkMetadata
-    # Component scores when several retrievers contributed (e.g. dense and bm25).
-    component_scores: dict[str, float] = Field(default_factory=dict)
+    # What each stage scored it: "dense" (cosine), "bm25" (raw BM25), "fused" (hybrid:
+    # the fusion score), "rerank" (the reranker's score, on its own scale, when
+    # retrieval.rerank reordered the candidates).
+    component_scores: dict[str, float] = Field(
+        default_factory=dict,
+        description="Each stage's score: dense (cosine), bm25 (raw BM25), fused (hybrid "
+        "fusion), rerank (the reranker's own scale, when retrieval.rerank reordered the "
+        "candidates). `score` stays the cosine that thresholds compare.",
+    )
 
     @property
     def chunk_id(self) -> str:
@@ -178,7 +185,9 @@ class SearchHit(Record):
     score: float
     dense: float | None  # cosine, when the dense retriever scored it
     bm25: float | None  # raw BM25 (0.0: no query term in the chunk)
-    fused: float | None  # hybrid only: the fusion score the ranking follows
+    fused: float | None  # hybrid only: the fusion score
+    # The reranker's score (its own scale), which the ranking follows when it is set.
+    rerank: float | None = None
     text: str
 
     @classmethod
@@ -197,8 +206,17 @@ class SearchHit(Record):
             dense=scores.get("dense"),
             bm25=scores.get("bm25"),
             fused=scores.get("fused"),
+            rerank=scores.get("rerank"),
             text=chunk.content,
         )
+
+
+class RerankReport(Record):
+    """What the rerank stage did with a search's candidates."""
+
+    reranker: str  # provider and model, e.g. "engine bge-reranker-v2-m3"
+    candidates: int  # fused chunks handed to it
+    skipped: str | None = None  # why it was skipped (the fused order stands)
 
 
 class SearchResult(Record):
@@ -207,6 +225,8 @@ class SearchResult(Record):
     collection: str
     top_k: int
     filters: SearchFilters | None = None  # absent when the search was not filtered
+    # Present when retrieval.rerank names a reranker.
+    rerank: RerankReport | None = Field(default=None, exclude_if=lambda v: v is None)
     results: list[SearchHit] = Field(default_factory=list)
     # Files among the results changed or deleted since their ingest; absent when none.
     stale_sources: list[StaleSource] = Field(default_factory=list, exclude_if=lambda v: not v)

@@ -182,6 +182,31 @@ def retriever(
     )
 
 
+def rerank_stage(
+    settings: Settings,
+    answer_model: Callable[[], Any] | None = None,
+    warm: Callable[[Any], Any] | None = None,
+    strict: bool = False,
+):
+    """A run's rerank stage over the reranker `retrieval.rerank` names, built at its
+    first rerank. `answer_model`: the run's answer backend (the llm reranker asks it);
+    `warm`: a long-lived front end's kept reranker for these settings (Resources)."""
+    from ragcli.retrieval.rerank.stage import RerankStage
+
+    options = settings.retrieval.rerank
+    if options.provider == "none":
+        return RerankStage.off()
+
+    def build():
+        if warm is not None and options.provider != "llm":
+            return warm(options)
+        from ragcli.retrieval.rerank.factory import make_reranker
+
+        return make_reranker(options, answer_model() if answer_model else None)
+
+    return RerankStage(options, build, strict=strict)
+
+
 def scope_resolver(
     settings: Settings, filters: SearchFilters | None
 ) -> Callable[[str], Scope] | None:

@@ -50,3 +50,12 @@ def sample_store(sample_store_master, tmp_path) -> Path:
     store = tmp_path / "store"
     shutil.copytree(sample_store_master, store)
     return store
+
+
+@pytest.fixture(scope="session")
+def cross_encoder_folder(tmp_path_factory) -> Path:
+    """A real cross-encoder folder (the bundled encoder, a seeded random one-label head):
+    tests/support/rerankers.py."""
+    from tests.support.rerankers import build_cross_encoder
+
+    return build_cross_encoder(tmp_path_factory.mktemp("reranker") / "cross-encoder")

@@ -77,6 +77,15 @@ def evaluate(
             help="With a question file: the modes to run (repeatable; default all, and auto).",
         ),
     ] = None,
+    rerank: Annotated[
+        str | None,
+        typer.Option(
+            "--rerank",
+            metavar="PROVIDER[:MODEL]",
+            help="Also score with this reranker (engine, cross-encoder, llm; the rest of "
+            "its settings from retrieval.rerank): rows NAME+rerank and the change.",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
     store: StoreOpt = None,
     config: ConfigOpt = None,
@@ -86,7 +95,8 @@ def evaluate(
 
     On a BEIR dataset: nDCG@10, Recall@10, Recall@100, MRR@10. With --baseline, a
     quality gate for CI: exits 7 when a retriever's nDCG@10 or Recall@10 is more than
-    --tolerance below the baseline's.
+    --tolerance below the baseline's. With --rerank, each retriever (or mode) is also
+    scored with that reranker, beside the same run without it.
 
     Given a labelled question file instead, runs each mode on its questions over the
     store and scores answered, limited, missed and declined against the labels, and the
@@ -98,7 +108,7 @@ def evaluate(
 
     start_logging(verbose)
     if dataset_dir.is_file():
-        _eval_questions(dataset_dir, modes, collection, as_json, store, config)
+        _eval_questions(dataset_dir, modes, collection, as_json, store, config, rerank)
         return
     if modes:
         raise RagcliError("--mode applies to a question file, not a BEIR dataset", ExitCode.USAGE)
@@ -113,6 +123,7 @@ def evaluate(
         folds,
         baseline=baseline,
         tolerance=tolerance,
+        rerank=rerank,
     )
     data, passed = _with_eval_progress(run) if common.console.is_terminal and not as_json else run()
     print_json(data) if as_json else common.console.print(eval_view(data))
@@ -127,6 +138,7 @@ def _eval_questions(
     as_json: bool,
     store: Path | None,
     config: Path | None,
+    rerank: str | None = None,
 ) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -136,7 +148,7 @@ def _eval_questions(
     settings = make_settings(config, store, {"store.collection": collection})
     chosen = list(dict.fromkeys(modes or CHOICES))
     if not common.console.is_terminal or as_json:
-        report = service.eval_questions(settings, path, chosen)
+        report = service.eval_questions(settings, path, chosen, rerank=rerank)
     else:
         with Progress(
             TextColumn("[bold]{task.description}"),
@@ -153,7 +165,7 @@ def _eval_questions(
                     tasks[mode] = progress.add_task(f"questions · {mode}", total=total)
                 progress.update(tasks[mode], completed=done, total=total)
 
-            report = service.eval_questions(settings, path, chosen, update)
+            report = service.eval_questions(settings, path, chosen, update, rerank=rerank)
     if as_json:
         print_json(report.model_dump(mode="json"))
     else:

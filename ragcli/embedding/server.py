@@ -2,17 +2,17 @@
 (text-embeddings-inference, Infinity, vLLM, Ollama, OpenAI), chosen by
 `embedding.provider: openai`.
 
-Real servers have limits, handled here rather than passed to the user: a batch refused as
-too large (413, 422) is halved, and the smaller size is kept for the rest of the run; a
-429, a 5xx, a timeout or a dropped connection is retried with exponential backoff and full
-jitter (honouring Retry-After), a bounded number of times, then raised as one
-`EmbeddingServerError` line naming the server and the status. Requests run on daemon
-threads, `concurrency` in flight, so a Ctrl-C never waits for a slow server."""
+Real servers have limits, handled here rather than passed to the user (engine_http.py,
+which the reranker's engine client shares): a batch refused as too large (413, 422) is
+halved, and the smaller size is kept for the rest of the run; a 429, a 5xx, a timeout or
+a dropped connection is retried with exponential backoff and full jitter (honouring
+Retry-After), a bounded number of times, then raised as one `EmbeddingServerError` line
+naming the server and the status. Requests run on daemon threads, `concurrency` in
+flight, so a Ctrl-C never waits for a slow server."""
 
 from __future__ import annotations
 
 import queue
-import random
 import threading
 import weakref
 from collections.abc import Sequence
@@ -21,15 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from ragcli.engine_http import TOO_LARGE, EngineClient, send_fitting
 from ragcli.errors import BackendError
-
-# Statuses that say "this batch is too large", not "this server is broken".
-TOO_LARGE = {413, 422}
-RETRYABLE = {408, 409, 425, 429, 500, 502, 503, 504}
-BACKOFF_BASE = 0.5  # seconds before the first retry, doubled each time
-BACKOFF_CAP = 8.0
-RETRY_AFTER_CAP = 30.0
-
 
 _open: weakref.WeakSet[ServerEmbedder] = weakref.WeakSet()
 
@@ -63,31 +56,36 @@ class ServerEmbedder:
     precision = "fp32"  # what the server computes in is its own affair; it sends floats
 
     def __init__(self, options: ServerOptions, max_seq_length: int = 512):
-        import httpx
-
         self.options = options
         self.name = options.model
         self.max_seq_length = max_seq_length
         self.batch_size = options.batch_size  # lowered when the server refuses a size
         self.dimension: int | None = None
         self.embedded = 0  # texts sent and answered, as the local embedders count
-        self.requests = 0
         self.halvings = 0
-        self.retries = 0
         self.endpoint = options.url.rstrip("/") + "/embeddings"
-        headers = {"Authorization": f"Bearer {options.api_key}"} if options.api_key else {}
-        self._client = httpx.Client(
-            headers=headers,
-            timeout=httpx.Timeout(options.timeout, connect=min(10.0, options.timeout)),
-            limits=httpx.Limits(max_connections=options.concurrency),
+        self._http = EngineClient(
+            "embedding server",
+            self.endpoint,
+            api_key=options.api_key,
+            timeout=options.timeout,
+            max_retries=options.max_retries,
+            concurrency=options.concurrency,
+            error=EmbeddingServerError,
         )
-        self._closed = threading.Event()
         _open.add(self)
+
+    @property
+    def requests(self) -> int:
+        return self._http.requests
+
+    @property
+    def retries(self) -> int:
+        return self._http.retries
 
     def close(self) -> None:
         """Stop retrying and drop the connections (a Ctrl-C, or the end of a command)."""
-        self._closed.set()
-        self._client.close()
+        self._http.close()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -130,63 +128,32 @@ class ServerEmbedder:
 
     def _embed_fitting(self, texts: list[str]) -> np.ndarray:
         """One batch, halved for as long as the server says it is too large."""
-        status, vectors = self._request(texts)
-        if vectors is not None:
-            return vectors
-        if len(texts) == 1:
-            raise EmbeddingServerError(
-                f"embedding server {self.endpoint} refused one text of {len(texts[0])} "
-                f"characters as too large (HTTP {status}): lower chunking.max_tokens or "
-                "raise the server's input limit"
-            )
-        half = len(texts) // 2
-        self.halvings += 1
-        self.batch_size = max(1, min(self.batch_size, half))
-        first, second = self._embed_fitting(texts[:half]), self._embed_fitting(texts[half:])
-        return np.concatenate([first, second])
-
-    def _request(self, texts: list[str]) -> tuple[int, np.ndarray | None]:
-        """(status, vectors); vectors None when the batch was too large. Retries what a
-        retry can mend, then raises."""
-        import httpx
-
-        body = {"model": self.options.model, "input": texts, "encoding_format": "float"}
-        last = ""
-        for attempt in range(self.options.max_retries + 1):
-            if self._closed.is_set():
-                raise self._stopped()
-            wait: float | None = None
-            try:
-                self.requests += 1
-                response = self._client.post(self.endpoint, json=body)
-            except httpx.TimeoutException:
-                last = f"no answer within {self.options.timeout:g} s"
-            except httpx.HTTPError as exc:
-                if self._closed.is_set():
-                    raise self._stopped() from None
-                last = _connection_problem(exc)
-            else:
-                status = response.status_code
-                if status == 200:
-                    return status, self._vectors(response, len(texts))
-                if status in TOO_LARGE:
-                    return status, None
-                last = f"HTTP {status}{_detail(response)}"
-                if status not in RETRYABLE:
-                    raise EmbeddingServerError(f"embedding server {self.endpoint}: {last}")
-                wait = _retry_after(response)
-            if attempt == self.options.max_retries:
-                break
-            self.retries += 1
-            pause = wait if wait is not None else _backoff(attempt)
-            if self._closed.wait(pause):
-                raise self._stopped()
-        raise EmbeddingServerError(
-            f"embedding server {self.endpoint}: {last} (after {self.options.max_retries + 1} tries)"
+        return send_fitting(
+            texts,
+            self._request,
+            lambda first, second: np.concatenate([first, second]),
+            self._one_too_large,
+            self._smaller,
         )
 
-    def _stopped(self) -> EmbeddingServerError:
-        return EmbeddingServerError(f"embedding server {self.endpoint}: stopped")
+    def _smaller(self, half: int) -> None:
+        self.halvings += 1
+        self.batch_size = max(1, min(self.batch_size, half))
+
+    def _one_too_large(self, text: str) -> EmbeddingServerError:
+        return EmbeddingServerError(
+            f"embedding server {self.endpoint} refused one text of {len(text)} "
+            "characters as too large: lower chunking.max_tokens or raise the server's "
+            "input limit"
+        )
+
+    def _request(self, texts: list[str]) -> np.ndarray | None:
+        """The batch's vectors; None when the server refused it as too large."""
+        body = {"model": self.options.model, "input": texts, "encoding_format": "float"}
+        response = self._http.post(body, accept={200, *TOO_LARGE})
+        if response.status_code != 200:
+            return None
+        return self._vectors(response, len(texts))
 
     def _vectors(self, response: Any, expected: int) -> np.ndarray:
         try:
@@ -210,33 +177,3 @@ class ServerEmbedder:
         # Some engines do not normalise; retrieval's scores assume unit vectors.
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1.0, norms)
-
-
-def _backoff(attempt: int) -> float:
-    """Full jitter: a random pause up to the doubled bound, so clients that failed
-    together do not retry together."""
-    return random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt))
-
-
-def _retry_after(response: Any) -> float | None:
-    value = response.headers.get("retry-after")
-    try:
-        return min(RETRY_AFTER_CAP, max(0.0, float(value))) if value else None
-    except ValueError:
-        return None  # an HTTP date: the backoff's own pause will do
-
-
-def _detail(response: Any) -> str:
-    """A short reason from the server's body, if it gave one."""
-    text = " ".join(response.text.split())[:160]
-    return f" ({text})" if text else ""
-
-
-def _connection_problem(exc: Exception) -> str:
-    import httpx
-
-    if isinstance(exc, httpx.ConnectError):
-        return "cannot connect"
-    if isinstance(exc, httpx.RemoteProtocolError):
-        return "the connection was dropped"
-    return f"{type(exc).__name__}: {exc}"

@@ -39,18 +39,25 @@ class EvalReport:
     results: dict[str, dict[str, float]] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
     folds: dict[str, dict[str, Any]] = field(default_factory=dict)  # --folds: per retriever
+    # --rerank: the reranker, its candidates, and each retriever's metrics with it minus
+    # without it (the rows RETRIEVER+rerank of `results`).
+    rerank: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "dataset": self.dataset,
-            "split": self.split,
-            "collection": self.collection,
-            "queries": self.queries,
-            "documents": self.documents,
-            "ingest": vars(self.corpus),
-            "results": self.results,
-            "seconds": self.seconds,
-        } | ({"folds": self.folds} if self.folds else {})
+        return (
+            {
+                "dataset": self.dataset,
+                "split": self.split,
+                "collection": self.collection,
+                "queries": self.queries,
+                "documents": self.documents,
+                "ingest": vars(self.corpus),
+                "results": self.results,
+                "seconds": self.seconds,
+            }
+            | ({"folds": self.folds} if self.folds else {})
+            | ({"rerank": self.rerank} if self.rerank else {})
+        )
 
 
 def default_collection(dataset_dir: Path) -> str:
@@ -63,6 +70,14 @@ def rank_documents(chunks: list[RetrievedChunk]) -> list[str]:
     return list(dict.fromkeys(doc_id_of(c.metadata.source_file) for c in chunks))
 
 
+def reranked_documents(stage: Any, query: str, chunks: list[RetrievedChunk]) -> list[str]:
+    """Document ids with the first `candidates` chunks reordered by the reranker and the
+    rest after them in the fused order, as an ask would see them."""
+    pool = stage.options.candidates
+    top = stage.apply(query, chunks[:pool], pool).chunks
+    return rank_documents(top + chunks[pool:])
+
+
 def run_eval(
     settings: Settings,
     dataset_dir: Path,
@@ -71,7 +86,10 @@ def run_eval(
     collection: str | None = None,
     progress: EvalProgress | None = None,
     folds: int | None = None,
+    rerank: Any = None,
 ) -> EvalReport:
+    """`rerank`: a strict RerankStage; each retriever is then also scored with it, on the
+    same retrieved candidates (rows RETRIEVER+rerank)."""
     import time
 
     from ragcli import wiring
@@ -105,14 +123,43 @@ def run_eval(
     )
     for mode in retrievers:
         started = time.perf_counter()
-        run: dict[str, list[str]] = {}
+        runs: dict[str, dict[str, list[str]]] = {mode: {}}
+        named = f"{mode}+rerank"
+        if rerank is not None:
+            runs[named] = {}
+        reranking = 0.0
         for done, (qid, text) in enumerate(dataset.queries.items(), start=1):
             chunks = retriever.search(text, RANK_DEPTH * CHUNKS_PER_DOC, mode=mode)
-            run[qid] = rank_documents(chunks)[:RANK_DEPTH]
+            runs[mode][qid] = rank_documents(chunks)[:RANK_DEPTH]
+            if rerank is not None:
+                began = time.perf_counter()
+                runs[named][qid] = reranked_documents(rerank, text, chunks)[:RANK_DEPTH]
+                reranking += time.perf_counter() - began
             if progress:
-                progress(mode, done, len(dataset.queries))
-        report.results[mode] = evaluate(run, dataset.qrels, METRICS)
-        if folds:
-            report.folds[mode] = fold_summary(run, dataset.qrels, folds)
-        report.seconds[mode] = round(time.perf_counter() - started, 1)
+                progress(named if rerank is not None else mode, done, len(dataset.queries))
+        retrieving = time.perf_counter() - started - reranking
+        for name, run in runs.items():
+            report.results[name] = evaluate(run, dataset.qrels, METRICS)
+            if folds:
+                report.folds[name] = fold_summary(run, dataset.qrels, folds)
+        report.seconds[mode] = round(retrieving, 1)
+        if rerank is not None:
+            report.seconds[named] = round(retrieving + reranking, 1)
+    if rerank is not None:
+        report.rerank = rerank_summary(report, rerank, retrievers)
     return report
+
+
+def rerank_summary(report: EvalReport, stage: Any, retrievers: list[str]) -> dict[str, Any]:
+    """The reranker and, per retriever, each metric with it minus without it."""
+    return {
+        "reranker": stage.label,
+        "candidates": stage.options.candidates,
+        "delta": {
+            mode: {
+                metric: round(report.results[f"{mode}+rerank"][metric] - value, 6)
+                for metric, value in report.results[mode].items()
+            }
+            for mode in retrievers
+        },
+    }

@@ -35,6 +35,7 @@ JSON_BLOCK = re.compile(r"(\{.*\}|\[.*\])", re.DOTALL)
 # Characters accepted per requested token (English averages about 4): beyond this a reply
 # is cut, whatever the server says about its length.
 MAX_CHARS_PER_TOKEN = 8
+KEEP_FUSED = "the candidates keep their fused order"
 
 
 def parse_json(text: str) -> Any:
@@ -175,12 +176,14 @@ class OpenAIBackend:
     def _where(self) -> str:
         return self.options.base_url or "api.openai.com"
 
-    def _structured(self, role: str, prompt: str) -> Any | None:
+    def _structured(
+        self, role: str, prompt: str, instead: str = "using the extractive fallback"
+    ) -> Any | None:
         reply = self._chat(prompt)
         try:
             return parse_json(reply)
         except (json.JSONDecodeError, ValueError):
-            note(f"{role}: the model's reply was not valid JSON; using the extractive fallback")
+            note(f"{role}: the model's reply was not valid JSON; {instead}")
             return None
 
     # -- roles --------------------------------------------------------------------------
@@ -321,6 +324,47 @@ class OpenAIBackend:
             return self.fallback.verify(answer, chunks)
         claims = data.get("unsupported_claims") or []
         return Verification(supported_score=score, unsupported_claims=[str(c) for c in claims][:20])
+
+    # -- reranking (retrieval/rerank/llm.py): a failed judgement raises, and the rerank
+    # stage keeps the fused order; no extractive stand-in mixes another scale in.
+
+    def judge_relevance(self, query: str, passages: list[str]) -> list[float]:
+        """Pointwise: each passage's relevance to the query, 0-10, in one call."""
+        data = self._structured("rerank", prompts.judge_relevance(query, passages), KEEP_FUSED)
+        entries = data.get("scores") if isinstance(data, dict) else data
+        found: dict[int, float] = {}
+        for position, entry in enumerate(entries if isinstance(entries, list) else [], 1):
+            number, value = (
+                (_as_int(entry.get("id"), position), entry.get("score"))
+                if isinstance(entry, dict)
+                else (position, entry)
+            )
+            if not isinstance(value, int | float | str):
+                continue
+            try:
+                found[number] = min(10.0, max(0.0, float(value)))
+            except (TypeError, ValueError):
+                continue
+        missing = [n for n in range(1, len(passages) + 1) if n not in found]
+        if missing:
+            raise BackendError(
+                f"model endpoint {self._where()}: no usable relevance score for "
+                f"{len(missing)} of {len(passages)} passages"
+            )
+        return [found[n] for n in range(1, len(passages) + 1)]
+
+    def order_by_relevance(self, query: str, passages: list[str]) -> list[int]:
+        """Listwise: the passages' positions (0-based), most relevant first, in one call."""
+        data = self._structured("rerank", prompts.order_by_relevance(query, passages), KEEP_FUSED)
+        order = data.get("order") if isinstance(data, dict) else data
+        seen = list(dict.fromkeys(_as_int(n, 0) for n in order)) if isinstance(order, list) else []
+        positions = [n - 1 for n in seen if 1 <= n <= len(passages)]
+        if len(positions) != len(passages):
+            raise BackendError(
+                f"model endpoint {self._where()}: the order names {len(positions)} of "
+                f"{len(passages)} passages"
+            )
+        return positions
 
 
 def _one_line(reply: Any) -> str:

@@ -155,3 +155,29 @@ def standalone(question: str, history: list[PriorTurn]) -> str:
         "stands alone, say so. Reply with JSON only: "
         '{"standalone": true or false, "question": "the standalone question"}'
     )
+
+
+def numbered_passages(passages: list[str], max_chars: int) -> str:
+    return "\n\n".join(
+        f'<source id="{number}">\n{as_data(text[:max_chars])}\n</source>'
+        for number, text in enumerate(passages, start=1)
+    )
+
+
+def judge_relevance(query: str, passages: list[str]) -> str:
+    """Pointwise reranking: a score per passage, several passages per call."""
+    return (
+        f"Question: {query}\n\nPassages:\n{numbered_passages(passages, 1500)}\n\n"
+        "Rate each passage's relevance to the question from 0 (unrelated) to 10 (answers "
+        "it directly), each on its own. Reply with JSON only: "
+        '{"scores": [{"id": 1, "score": 0-10}, ...]} with one entry per passage.'
+    )
+
+
+def order_by_relevance(query: str, passages: list[str]) -> str:
+    """Listwise reranking: every passage in one call, ordered."""
+    return (
+        f"Question: {query}\n\nPassages:\n{numbered_passages(passages, 700)}\n\n"
+        "Order the passages from the most relevant to the question to the least. Reply "
+        'with JSON only: {"order": [ids, best first]}, every id once.'
+    )

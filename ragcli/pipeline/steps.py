@@ -31,19 +31,52 @@ def retrieve(
     top_k: int | None = None,
     collection: str | None = None,
     mode: str | None = None,
+    rerank: bool = True,
 ) -> list[RetrievedChunk]:
+    """The top_k chunks for `query`: fused, then reranked when the run has a reranker
+    (`rerank=False` for a search whose order nothing reads, such as tos's FAQ match).
+    Two trace steps: `retrieve` (the candidates) and `rerank`."""
     top_k = top_k or ctx.settings.retrieval.top_k
     collection = collection or ctx.retriever.collection
-    with ctx.trace.step("retrieve", query=query, top_k=top_k, collection=collection) as step:
-        chunks = ctx.retriever.search(query, top_k, collection, mode=mode)
+    reranking = rerank and ctx.rerank.active
+    pool = ctx.rerank.pool(top_k) if reranking else top_k
+    inputs = {"query": query, "top_k": top_k, "collection": collection}
+    if pool != top_k:
+        inputs["candidates"] = pool
+    with ctx.trace.step("retrieve", **inputs) as step:
+        chunks = ctx.retriever.search(query, pool, collection, mode=mode)
         step.scores = {"best": chunks[0].score if chunks else None, "chunks": len(chunks)}
-        step.decision = f"{len(chunks)} chunks"
+        step.decision = f"{len(chunks)} {'candidates' if reranking else 'chunks'}"
         if ctx.retriever.keywords_pending(collection, mode):
             step.details["retriever"] = "dense"
             step.details["why"] = "the BM25 index is being built on this machine (ragcli sync)"
             step.decision += ", dense only: BM25 index being built"
         step.details["chunks"] = [chunk_summary(c) for c in chunks]
-    return chunks
+    if not reranking:
+        return chunks
+    return rerank_candidates(ctx, query, chunks, top_k)
+
+
+def rerank_candidates(
+    ctx: RunContext, query: str, chunks: list[RetrievedChunk], top_k: int, **inputs: Any
+) -> list[RetrievedChunk]:
+    """The `rerank` step: the top_k of the fused candidates by the reranker, or by the
+    fused order when it was skipped (said in the step's decision and a note)."""
+    stage = ctx.rerank
+    with ctx.trace.step(
+        "rerank", query=query, reranker=stage.label, candidates=len(chunks), top_k=top_k, **inputs
+    ) as step:
+        outcome = stage.apply(query, chunks, top_k, ctx.budget.fits_llm_calls)
+        step.inputs["reranker"] = stage.label  # the llm reranker's model is known once built
+        best = outcome.rows[0]["score"] if outcome.rows else None
+        step.scores = {"best": best, "candidates": outcome.candidates}
+        step.decision = outcome.decision()
+        if outcome.skipped:
+            step.details["skipped"] = outcome.skipped
+            step.note(f"reranker skipped: {outcome.skipped}")
+        if outcome.rows:
+            step.details["candidates"] = outcome.rows
+    return outcome.chunks
 
 
 def generate(

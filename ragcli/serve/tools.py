@@ -109,7 +109,8 @@ def build_server(settings: Settings, resources: service.Resources | None = None)
         since: Since = None,
     ) -> SearchResult:
         """Ranked chunks of the ingested documents for a query, with their file, page or
-        heading, text and scores (dense cosine, BM25, fused). No model is called."""
+        heading, text and scores (dense cosine, BM25, fused, and the reranker's when the
+        server reranks). No model is called, unless the server's reranker is the model."""
 
         def work() -> SearchResult:
             filters = make_filters(paths, types, since)

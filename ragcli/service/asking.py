@@ -19,6 +19,7 @@ from ragcli.trace.recorder import Trace
 from ragcli.wiring import (
     calibration,
     embedder,
+    rerank_stage,
     retriever,
     scope_resolver,
     sentence_vectors,
@@ -129,8 +130,15 @@ def ask(
         checkpoint.check()
     if filters is not None and filters.active:
         trace.filters = filters.model_dump(mode="json")
+    warm = resources.reranker if resources is not None else None
     ctx = RunContext(
-        settings=settings, retriever=search, llm=llm, trace=trace, web=web, on_token=on_token
+        settings=settings,
+        retriever=search,
+        llm=llm,
+        trace=trace,
+        web=web,
+        on_token=on_token,
+        rerank=rerank_stage(settings, lambda: llm, warm),
     )
     result = modes[mode](ctx, turn.standalone)
     result.conversation = turn
@@ -237,7 +245,7 @@ def search(
 ) -> SearchResult:
     """`ragcli search`: the ranked chunks, no answer and no model call. Files among them
     changed or deleted since their ingest are listed; with `refresh`, refreshed first."""
-    from ragcli.models import SearchHit, SearchResult
+    from ragcli.models import RerankReport, SearchHit, SearchResult
 
     if not query.strip():
         raise ConfigError("the query is empty")
@@ -255,15 +263,39 @@ def search(
         refreshed = refresh_stale(settings, search, query, collection, top_k)
         if refreshed:  # a fresh BM25 index: the refresh saved a new one
             search = retriever(settings, store, emb_of(), collection, filters, lexical)
-    chunks = search.search(query, top_k, mode=mode)
+    stage = _search_rerank_stage(settings, search, emb_of, resources)
+    candidates = search.search(query, stage.pool(top_k), mode=mode)
+    # No run budget here: the llm reranker may spend what one run of ask may.
+    reranked = stage.apply(query, candidates, top_k, lambda n: n <= settings.limits.max_llm_calls)
+    chunks = reranked.chunks
     return SearchResult(
         query=query,
         retriever=mode,
         collection=collection,
         top_k=top_k,
         filters=filters if filters is not None and filters.active else None,
+        rerank=(
+            RerankReport(
+                reranker=stage.label, candidates=reranked.candidates, skipped=reranked.skipped
+            )
+            if stage.active
+            else None
+        ),
         results=[SearchHit.of(chunk, rank) for rank, chunk in enumerate(chunks, start=1)],
         stale_sources=check_sources(settings, collection, source_files(chunks)),
         refreshed_sources=refreshed,
         timings_ms={"total": round((time.perf_counter() - started) * 1000, 1)},
     )
+
+
+def _search_rerank_stage(settings: Settings, search, emb_of, resources: Resources | None):
+    """`search`'s rerank stage; the answer model is built only for the llm reranker."""
+
+    def answer_model():
+        from ragcli.llm import make_llm
+
+        sentences = sentence_vectors(settings, emb_of())
+        return make_llm(settings, sentences, calibration(settings), term_stats(search))
+
+    warm = resources.reranker if resources is not None else None
+    return rerank_stage(settings, answer_model, warm)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ragcli.config import Settings
+from ragcli.config import RerankSettings, Settings
 from ragcli.errors import EmptyStoreError, NoMatchError
 from ragcli.wiring import embedder, embedder_in_background, lexical_indexes, vector_store
 
@@ -30,6 +30,7 @@ class Resources:
         self.lexical = lexical_indexes(settings)
         self._embedder: Any = None
         self._store = None
+        self._rerankers: dict[str, Any] = {}  # by their settings: a loaded cross-encoder
         self._lock = threading.Lock()
 
     def embedder(self):
@@ -39,6 +40,17 @@ class Resources:
 
                 self._embedder = CachingEmbedder(embedder(self.settings))
             return self._embedder
+
+    def reranker(self, options: RerankSettings):
+        """The reranker these settings name, kept: a cross-encoder loads once, an
+        engine's connections stay open."""
+        key = options.model_dump_json()
+        with self._lock:
+            if key not in self._rerankers:
+                from ragcli.retrieval.rerank.factory import make_reranker
+
+                self._rerankers[key] = make_reranker(options)
+            return self._rerankers[key]
 
     def store(self):
         with self._lock:

@@ -72,7 +72,11 @@ def status(settings: Settings) -> dict[str, Any]:
             "backend": settings.embedding.backend,
             "device": settings.embedding.device,
         },
-        "retrieval": {"mode": settings.retrieval.mode, "top_k": settings.retrieval.top_k},
+        "retrieval": {
+            "mode": settings.retrieval.mode,
+            "top_k": settings.retrieval.top_k,
+            "rerank": _reranker(settings),
+        },
         "llm": {
             "provider": provider,
             "model": llm.model if provider == "openai" else "none (quotes the sources)",
@@ -86,4 +90,19 @@ def status(settings: Settings) -> dict[str, Any]:
             "api_key": _redacted(settings.web.api_key),
         },
         "traces": trace_store(settings).summary(),
+    }
+
+
+def _reranker(settings: Settings) -> dict[str, Any] | None:
+    """The reranker in force, None when off; its key redacted."""
+    rerank = settings.retrieval.rerank
+    if rerank.provider == "none":
+        return None
+    model = rerank.model or (settings.llm.model if rerank.provider == "llm" else None)
+    return {
+        "provider": rerank.provider,
+        "model": model,
+        "url": rerank.url,
+        "candidates": rerank.candidates,
+        "api_key": _redacted(rerank.api_key) if rerank.provider == "engine" else None,
     }

@@ -37,12 +37,14 @@ def sources_table(
     -> state) says so."""
     stale = stale or {}
     fused = any(len(s.component_scores) > 1 for s in sources)
+    # The score the order follows: the reranker's when it reordered them.
+    lead = "rerank" if any("rerank" in s.component_scores for s in sources) else "fused"
     grades = grades or {}
     graded = bool(grades) and all(s.chunk_id in grades for s in sources)
     columns = [Col("#", justify="right")]
     if graded:
         columns.append(Col("grade", justify="right"))
-    columns.append(Col("retrieval" if graded else ("fused" if fused else "score"), justify="right"))
+    columns.append(Col("retrieval" if graded else (lead if fused else "score"), justify="right"))
     if fused:
         columns.append(Col("components", drop=2))
     columns += [Col("source", kind="key"), Col("preview", kind="flex", wrap=False, drop=1)]
@@ -62,7 +64,7 @@ def sources_table(
         if graded:
             row.append(num(grades[source.chunk_id]))
         scores = dict(source.component_scores)
-        row.append(num(scores.pop("fused", source.score)))
+        row.append(num(scores.pop(lead, source.score)))
         if fused:
             row.append("\n".join(f"{k} {num(v)}" for k, v in scores.items()))
         row += [where, one_line(meta.content_preview or source.content[:200])]

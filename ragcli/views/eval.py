@@ -34,11 +34,31 @@ def eval_view(report: dict[str, Any]) -> RenderableType:
         for retriever, values in report["results"].items()
     ]
     parts: list[RenderableType] = [head, FitTable(columns, rows, title="Retrieval quality")]
+    if report.get("rerank"):
+        parts.append(_rerank_table(report["rerank"]))
     if report.get("folds"):
         parts.append(_folds_table(report["folds"]))
     if report.get("gate"):
         parts.extend(_gate_parts(report["gate"]))
     return Group(*parts)
+
+
+def _rerank_table(rerank: dict[str, Any]) -> RenderableType:
+    """Each retriever's metrics with the reranker minus without it."""
+    metrics = list(next(iter(rerank["delta"].values()), {}))
+    columns = [Col("retriever"), *(Col(name, justify="right") for name in metrics)]
+    rows: list[list[Cell]] = [
+        [
+            f"{retriever}+rerank",
+            *(
+                Text(f"{d[m]:+.4f}", style="green" if d[m] > 0 else "red" if d[m] < 0 else "")
+                for m in metrics
+            ),
+        ]
+        for retriever, d in rerank["delta"].items()
+    ]
+    title = f"Reranked by {rerank['reranker']} ({rerank['candidates']} candidates): change"
+    return FitTable(columns, rows, title=title)
 
 
 def _folds_table(folds: dict[str, Any]) -> RenderableType:

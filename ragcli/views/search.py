@@ -1,8 +1,8 @@
 """`ragcli search`: the ranked chunks. In a terminal, one block per chunk: its file, its
-page or heading, the score the ranking follows (fused in hybrid retrieval, else the
-retriever's own) before the others, and the start of its text. Piped, one chunk per line
-with tab-separated fields (rank, ranking score, dense, bm25, file, locator, text), so
-`cut` and `grep` work."""
+page or heading, the score the ranking follows (the reranker's when one reordered them,
+else fused in hybrid retrieval, else the retriever's own) before the others, and the
+start of its text. Piped, one chunk per line with tab-separated fields (rank, ranking
+score, dense, bm25, file, locator, text), so `cut` and `grep` work."""
 
 from __future__ import annotations
 
@@ -19,16 +19,20 @@ PLAIN_TEXT_CHARS = 300  # of a chunk's text on its piped line; --json has all of
 SNIPPET_CHARS = 200  # of a chunk's text in a terminal: two or three lines
 
 
+def _ranked_by(hit: SearchHit, retriever: str) -> str:
+    if hit.rerank is not None:
+        return "rerank"
+    return {"hybrid": "fused", "bm25": "bm25"}.get(retriever, "dense")
+
+
 def _ranking_score(hit: SearchHit, retriever: str) -> float | None:
-    if retriever == "hybrid":
-        return hit.fused
-    return hit.bm25 if retriever == "bm25" else hit.dense
+    return getattr(hit, _ranked_by(hit, retriever))
 
 
 def _scores(hit: SearchHit, retriever: str) -> str:
-    """The score the ranking follows first, then the other retrievers' scores."""
-    ranked_by = {"hybrid": "fused", "bm25": "bm25"}.get(retriever, "dense")
-    named = {"fused": hit.fused, "dense": hit.dense, "bm25": hit.bm25}
+    """The score the ranking follows first, then the other stages' scores."""
+    ranked_by = _ranked_by(hit, retriever)
+    named = {"rerank": hit.rerank, "fused": hit.fused, "dense": hit.dense, "bm25": hit.bm25}
     order = [ranked_by] + [name for name in named if name != ranked_by]
     return " · ".join(f"{name} {num(named[name])}" for name in order if named[name] is not None)
 
@@ -43,6 +47,10 @@ def summary(result: SearchResult) -> Text:
     ]
     if result.filters is not None:
         parts.insert(1, f"filter {result.filters.describe()}")
+    if result.rerank is not None:
+        rerank = result.rerank
+        done = "skipped" if rerank.skipped else f"{rerank.candidates} candidates"
+        parts.insert(2, f"reranked by {rerank.reranker} ({done})")
     return Text(" · ".join(parts), style="dim")
 
 

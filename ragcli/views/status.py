@@ -25,12 +25,24 @@ def _settings_lines(data: dict[str, Any]) -> list[tuple[str, Cell]]:
         ("collection", f"{store['default_collection']} (default for ingest and ask)"),
         ("last ingest", when(data["last_ingest"])),
         ("embedder", f"{emb['model']} · {emb['backend']} · {emb['device']}"),
-        ("retrieval", f"{data['retrieval']['mode']} · top {data['retrieval']['top_k']}"),
+        ("retrieval", _retrieval(data["retrieval"])),
         ("model", f"{llm['provider']} · {model} · key {llm['api_key']}"),
         ("price", priced),
         ("web search", f"{web['provider']} · key {web['api_key']}"),
         ("traces", f"{plural(traces['runs'], 'run')} · last {when(traces['last_run'])}"),
     ]
+
+
+def _retrieval(retrieval: dict[str, Any]) -> str:
+    line = f"{retrieval['mode']} · top {retrieval['top_k']}"
+    rerank = retrieval.get("rerank")  # absent from reports of earlier versions
+    if rerank:
+        where = f" at {rerank['url']}" if rerank.get("url") else ""
+        line += (
+            f" · reranked by {rerank['provider']} {rerank['model']}{where} "
+            f"({rerank['candidates']} candidates)"
+        )
+    return line
 
 
 def collections_table(collections: list[dict[str, Any]]) -> FitTable:

@@ -26,8 +26,11 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_infinity(model_dir: Path, log: Path) -> tuple[subprocess.Popen, str]:
-    """Infinity serving `model_dir` under the name `all-MiniLM-L6-v2`; (process, base url)."""
+def start_infinity(
+    model_dir: Path, log: Path, name: str = "all-MiniLM-L6-v2"
+) -> tuple[subprocess.Popen, str]:
+    """Infinity serving `model_dir` under `name`; (process, base url). What it serves
+    follows the folder's config: an encoder embeds, a one-label classifier reranks."""
     port = free_port()
     out = log.open("wb")
     process = subprocess.Popen(
@@ -37,7 +40,7 @@ def start_infinity(model_dir: Path, log: Path) -> tuple[subprocess.Popen, str]:
             "--model-id",
             str(model_dir),
             "--served-model-name",
-            "all-MiniLM-L6-v2",
+            name,
             "--engine",
             "torch",
             "--device",

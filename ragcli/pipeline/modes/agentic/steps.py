@@ -13,6 +13,7 @@ from ragcli.errors import BackendError
 from ragcli.llm.citations import MergedSources, cited_first, merge_sources, renumber
 from ragcli.llm.text import cited_numbers
 from ragcli.models import SubAnswer
+from ragcli.pipeline import steps
 from ragcli.pipeline.context import RunContext
 
 
@@ -71,7 +72,10 @@ def answer_sub_questions(ctx: RunContext, sub_questions: list[str]) -> list[SubA
 
         def answer(sub_question: str) -> tuple[SubAnswer, int]:
             started = time.perf_counter()
-            chunks = ctx.retriever.search(sub_question, agentic.top_k)
+            top_k = agentic.top_k
+            chunks = ctx.retriever.search(sub_question, ctx.rerank.pool(top_k))
+            if ctx.rerank.active:  # a `rerank` step of its own for each sub-question
+                chunks = steps.rerank_candidates(ctx, sub_question, chunks, top_k)
             text, error = "", None
             try:
                 text = ctx.llm.generate(sub_question, chunks)

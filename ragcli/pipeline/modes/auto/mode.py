@@ -70,7 +70,9 @@ def measure(
     does); the documents retrieved as configured, each graded by `relevance` (the offline
     grader's calibrated evidence, which weighs rare query terms a chunk lacks, where a
     similarity alone rates an off-topic question on a familiar subject highly); the
-    parts by grammar."""
+    parts by grammar. The documents are measured in the fused order, not reranked: the
+    rules were fitted on it, and the route stays free of model calls (the mode it picks
+    reranks)."""
     faq_score = None
     qna = settings.tos.qna_collection
     if qna != retriever.collection and retriever.store.count(qna) > 0:

@@ -51,8 +51,11 @@ def run(ctx: RunContext, question: str) -> AskResult:
     tos = ctx.settings.tos
     path: list[BandRow] = []
 
-    # The FAQ is matched question to question, always by dense similarity.
-    qna_hits = steps.retrieve(ctx, question, collection=tos.qna_collection, mode="dense")
+    # The FAQ is matched question to question, always by dense similarity; its band reads
+    # the best similarity whatever the order, so no reranker is asked.
+    qna_hits = steps.retrieve(
+        ctx, question, collection=tos.qna_collection, mode="dense", rerank=False
+    )
     qna_row = bands.band(
         ctx,
         "qna",
