@@ -11,7 +11,15 @@ from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic.fields import FieldInfo
 
 from ragcli.errors import ConfigError
@@ -105,6 +113,9 @@ class ReflectSettings(Section):
     max_retries: int = Field(2, ge=1, le=10)
 
 
+TosSignal = Literal["bm25", "rules", "triplets"]
+
+
 class TosSettings(Section):
     qna_collection: str = "qna"
     docs_collection: str = "docs"
@@ -114,7 +125,11 @@ class TosSettings(Section):
     tos_mid_threshold: float = Field(0.55, ge=0.0, le=1.0)
     tos_low_threshold: float = Field(0.40, ge=0.0, le=1.0)
     verification_threshold: float = Field(0.70, ge=0.0, le=1.0)
-    hybrid: bool = False
+    # Extra signals of the documents stage beside vector search (pipeline/modes/tos/
+    # signals.py): bm25 (keyword search fused in), rules (tos.rules_file), triplets (the
+    # policy statements stored with each chunk). true and false mean [bm25] and [].
+    hybrid: list[TosSignal] = Field(default_factory=list)
+    rules_file: str | None = None  # YAML: rules: [{name, match: [...], boost: ...}]
     clarification_topics: int = Field(3, ge=1, le=10)
     # Neutral: a deployment names its own support channel (config.yaml, --set).
     handoff_message: str = (
@@ -122,8 +137,23 @@ class TosSettings(Section):
         "subject, or add the documents that cover it."
     )
 
+    @field_validator("hybrid", mode="before")
+    @classmethod
+    def _signals(cls, value: Any) -> Any:
+        """Configs written when hybrid was a switch keep working; "bm25,rules" (an
+        environment variable, --set) is a list too."""
+        if value is None or value is False:
+            return []
+        if value is True:
+            return ["bm25"]
+        if isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        return list(dict.fromkeys(value)) if isinstance(value, list) else value
+
     @model_validator(mode="after")
     def _bands_ordered(self) -> TosSettings:
+        if "rules" in self.hybrid and not self.rules_file:
+            raise ValueError("tos.hybrid lists rules: set tos.rules_file to the rules' YAML file")
         if self.qna_mid_threshold > self.qna_threshold:
             raise ValueError("qna_mid_threshold must not be above qna_threshold")
         if not self.tos_low_threshold <= self.tos_mid_threshold <= self.tos_threshold:

@@ -25,6 +25,7 @@ from ragcli.errors import ConfigError, RagcliError
 from ragcli.models import ChunkMetadata, RetrievedChunk
 from ragcli.retrieval.filters import Scope
 from ragcli.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
+from ragcli.retrieval.sections import Location, locations
 from ragcli.store.vectors import VectorStore
 
 MODES = ("dense", "bm25", "hybrid")
@@ -60,6 +61,7 @@ class Retriever:
         self._scope_of = scope
         self._scopes: dict[str, Scope] = {}
         self._allowed: dict[str, set[str]] = {}
+        self._locations: dict[str, list[Location] | None] = {}
 
     def scope(self, collection: str | None = None) -> Scope | None:
         """The files the filter admits in a collection (resolved once per retriever), or
@@ -214,6 +216,34 @@ class Retriever:
         if not stored:
             return {}
         return dict(zip(stored, cosines(np.stack(list(stored.values())), vector), strict=True))
+
+    def fetch(self, query: str, ids: list[str], collection: str | None = None):
+        """Chunks by id, in the order given, scored by cosine with `query` as search scores
+        them (a signal lifting chunks the search did not return)."""
+        vector = self.embedder.embed([query])[0]
+        return self._fetch(collection or self.collection, ids, vector)
+
+    def locations(self, collection: str | None = None) -> list[Location] | None:
+        """Each chunk's file and heading in the collection (the filter's files only), or
+        None when the collection is too large to read whole (retrieval/sections.py)."""
+        name = collection or self.collection
+        if name not in self._locations:
+            scope = self.scope(name)
+            if scope is not None and scope.empty:
+                self._locations[name] = []
+            else:
+                where = scope.where() if scope is not None else None
+                self._locations[name] = locations(self.store, name, where)
+        return self._locations[name]
+
+    def term_weights(self, query: str, collection: str | None = None) -> dict[str, float]:
+        """The BM25 idf of each of the query's terms in the collection; empty when the
+        collection has no keyword index yet."""
+        name = collection or self.collection
+        if self.lexical is None:
+            return {}
+        index = self.lexical.searchable(name, self.store)
+        return {} if index is None else index.term_idf(query)
 
     def _fetch(self, name: str, ids: list[str], vector: np.ndarray) -> list[RetrievedChunk]:
         """Chunks by id, in the order given, scored by cosine with the query."""
