@@ -93,6 +93,12 @@ class RetrievalSettings(Section):
     rrf_k: int = Field(60, ge=0, le=1000)
     dense_weight: float = Field(0.6, ge=0.0, le=1.0)
     candidates: int = Field(100, ge=1, le=1000)
+    # HyDE: the answer model writes a short passage that would answer the question, and
+    # dense retrieval ranks by it with the question (one model call per search query).
+    hyde: bool = False
+    # Offline query expansion: prf, pseudo-relevance feedback from a first search's best
+    # chunks (RM3 terms for BM25, Rocchio for the dense vector); none.
+    expand: Literal["none", "prf"] = "none"
 
 
 class CragSettings(Section):

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragcli.models import RetrievedChunk, Verification
+from ragcli.pipeline import hyde as hypothetical
 from ragcli.pipeline.context import RunContext
 
 
@@ -31,11 +32,18 @@ def retrieve(
     top_k: int | None = None,
     collection: str | None = None,
     mode: str | None = None,
+    hyde: bool = True,
 ) -> list[RetrievedChunk]:
+    """The query's top_k chunks. With `retrieval.hyde` (and `hyde`: not for a search that
+    matches questions to questions) a `hyde` step writes a passage to search with first."""
     top_k = top_k or ctx.settings.retrieval.top_k
     collection = collection or ctx.retriever.collection
+    written = hypothetical.passage(ctx, query) if hyde and ctx.settings.retrieval.hyde else None
     with ctx.trace.step("retrieve", query=query, top_k=top_k, collection=collection) as step:
-        chunks = ctx.retriever.search(query, top_k, collection, mode=mode)
+        if written is not None:
+            chunks = ctx.retriever.search(query, top_k, collection, mode=mode, hyde=written)
+        else:
+            chunks = ctx.retriever.search(query, top_k, collection, mode=mode)
         step.scores = {"best": chunks[0].score if chunks else None, "chunks": len(chunks)}
         step.decision = f"{len(chunks)} chunks"
         if ctx.retriever.keywords_pending(collection, mode):

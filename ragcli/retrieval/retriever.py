@@ -13,20 +13,29 @@ rank, so the top_k are the best of the admitted chunks.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ragcli.embedding.embedder import Embedder
 from ragcli.errors import ConfigError, RagcliError
 from ragcli.models import ChunkMetadata, RetrievedChunk
+from ragcli.retrieval import expansion
+from ragcli.retrieval.expansion import Hyde, Ranking
 from ragcli.retrieval.filters import Scope
 from ragcli.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from ragcli.retrieval.sections import Location, locations
 from ragcli.store.vectors import VectorStore
+from ragcli.terms import stemmer
+from ragcli.trace.recorder import current_step
+from ragcli.words import STOPWORDS
+
+if TYPE_CHECKING:
+    from ragcli.bm25.index import Query
 
 MODES = ("dense", "bm25", "hybrid")
 READ_ATTEMPTS = 10
@@ -92,15 +101,19 @@ class Retriever:
         top_k: int,
         collection: str | None = None,
         mode: str | None = None,
+        hyde: Hyde | None = None,
     ) -> list[RetrievedChunk]:
-        """The top_k chunks. A read that races an ingest in another process can find the
-        store between two of its writes (Chroma: "Error finding id"); searching is
-        read-only, so it is tried again after a pause."""
+        """The top_k chunks. `hyde`: a hypothetical passage the dense retriever ranks by
+        too (retrieval/expansion.py); `retrieval.expand: prf` expands every search.
+
+        A read that races an ingest in another process can find the store between two of
+        its writes (Chroma: "Error finding id"); searching is read-only, so it is tried
+        again after a pause."""
         from chromadb.errors import InternalError
 
         for attempt in range(1, READ_ATTEMPTS + 1):
             try:
-                return self._search(query, top_k, collection, mode)
+                return self._search(query, top_k, collection, mode, hyde)
             except InternalError as exc:
                 if attempt == READ_ATTEMPTS:
                     raise
@@ -112,7 +125,12 @@ class Retriever:
         raise AssertionError("unreachable")
 
     def _search(
-        self, query: str, top_k: int, collection: str | None, mode: str | None
+        self,
+        query: str,
+        top_k: int,
+        collection: str | None,
+        mode: str | None,
+        hyde: Hyde | None = None,
     ) -> list[RetrievedChunk]:
         mode = mode or self.mode
         name = collection or self.collection
@@ -122,75 +140,145 @@ class Retriever:
         if scope is not None and scope.empty:
             return []  # the filter admits nothing here: never widened to everything
         where = scope.where() if scope is not None else None
-        vector = self.embedder.embed([query])[0]
+        vector = self.embedder.embed([query])[0]  # every chunk is scored by the question
+        ranking = Ranking(vector, query)
+        if hyde is not None:
+            passage = self.embedder.embed([hyde.passage])[0]
+            ranking = expansion.with_passage(query, vector, passage, hyde)
+        prf = self.options.expand == "prf"
+        index = None
+        if mode != "dense":
+            if self.lexical is None:
+                raise ConfigError(f"retrieval.mode {mode!r} needs the store's BM25 index")
+            index = self.lexical.searchable(name, self.store)
+            if index is None:  # being built in the background on this machine (said once)
+                if mode == "bm25":
+                    raise RagcliError(
+                        f"the keyword (BM25) index of collection {name!r} is still being "
+                        "built on this machine: try again when `ragcli sync` ends, or use "
+                        "--retriever dense"
+                    )
+                mode = "dense"
+        if mode == "dense" and not prf and ranking.vector is vector:
+            return self.store.query(name, vector.tolist(), top_k, where)
+        allowed = None if where is None or index is None else self._allowed_ids(name, where)
+        if prf:
+            ranking = self._feedback(name, mode, ranking, index, where, allowed)
         if mode == "dense":
-            return self.store.query(name, vector.tolist(), top_k, where)
-        if self.lexical is None:
-            raise ConfigError(f"retrieval.mode {mode!r} needs the store's BM25 index")
-        index = self.lexical.searchable(name, self.store)
-        if index is None:  # being built in the background on this machine (said once)
-            if mode == "bm25":
-                raise RagcliError(
-                    f"the keyword (BM25) index of collection {name!r} is still being built on "
-                    "this machine: try again when `ragcli sync` ends, or use --retriever dense"
-                )
-            return self.store.query(name, vector.tolist(), top_k, where)
-        allowed = None if where is None else self._allowed_ids(name, where)
+            ids = list(self.store.nearest(name, ranking.vector.tolist(), top_k, where))
+            return self._fetch(name, ids, vector)
+        assert index is not None
         if mode == "bm25":
-            hits = index.search(query, top_k, allowed)
+            hits = index.search(ranking.keywords, top_k, allowed)
             chunks = self._fetch(name, [i for i, _ in hits], vector)
             for chunk, (_, bm25) in zip(chunks, hits, strict=True):
                 chunk.component_scores = {"bm25": round(bm25, 4), **chunk.component_scores}
             return chunks
-        return self._hybrid(name, query, vector, top_k, index, where, allowed)
+        return self._hybrid(name, ranking, vector, top_k, index, where, allowed)
+
+    def _feedback(
+        self,
+        name: str,
+        mode: str,
+        ranking: Ranking,
+        index: Any,
+        where: dict[str, Any] | None,
+        allowed: set[str] | None,
+    ) -> Ranking:
+        """Pseudo-relevance feedback: a first search's best chunks expand the ranking
+        (retrieval/expansion.py); what was added goes into the running trace step."""
+        depth = expansion.FEEDBACK_DEPTH
+        if mode == "dense":
+            first = self.store.nearest(name, ranking.vector.tolist(), depth, where)
+        elif mode == "bm25":
+            first = dict(index.search(ranking.keywords, depth, allowed))
+        else:
+            dense, bm25 = self.candidate_scores(
+                name, ranking.keywords, ranking.vector, depth, index, where, allowed
+            )
+            first = dict(self._fuse(dense, bm25))
+        best = sorted(first, key=first.__getitem__, reverse=True)[: expansion.FEEDBACK_CHUNKS]
+        if not best:
+            return ranking
+        vector, keywords = ranking.vector, ranking.keywords
+        added: list[str] = []
+        if mode != "bm25":
+            stored = self.store.embeddings(name, best)
+            vector = expansion.rocchio(vector, [stored[i] for i in best if i in stored])
+        if mode != "dense":
+            feedback = index.feedback(best)
+            question = index.query_terms(keywords) if isinstance(keywords, str) else list(keywords)
+            expanded = expansion.rm3(
+                question, feedback.tokens, first, feedback.idf, feedback.documents, stop_terms()
+            )
+            if expanded:
+                added = [t for t in expanded if t not in question]
+                keywords = expanded
+        step = current_step()
+        if step is not None:
+            step.details["expansion"] = [
+                {
+                    "method": "prf",
+                    "feedback_chunks": ", ".join(best),
+                    "terms_added": " ".join(added),
+                    "dense": "moved towards the feedback chunks" if mode != "bm25" else "",
+                }
+            ]
+        return Ranking(vector, keywords)
+
+    def _fuse(self, dense: dict[str, float], bm25: dict[str, float]) -> list[tuple[str, float]]:
+        weights = {"dense": self.options.dense_weight, "bm25": 1.0 - self.options.dense_weight}
+        if self.options.fusion == "rrf":
+            return reciprocal_rank_fusion(
+                {"dense": list(dense), "bm25": list(bm25)}, k=self.options.rrf_k, weights=weights
+            )
+        return weighted_score_fusion({"dense": dense, "bm25": bm25}, weights)
 
     def _hybrid(
         self,
         name: str,
-        query: str,
+        ranking: Ranking,
         vector: np.ndarray,
         top_k: int,
         index: Any,
         where: dict[str, Any] | None = None,
         allowed: set[str] | None = None,
     ):
+        """Both retrievers' candidates for the ranking, fused; each returned chunk scored
+        by its cosine with the question (`vector`), whatever the ranking's vector."""
         depth = max(self.options.candidates, top_k)
+        keywords = ranking.keywords
         dense_scores, bm25_scores = self.candidate_scores(
-            name, query, vector, depth, index, where, allowed
+            name, keywords, ranking.vector, depth, index, where, allowed
         )
-        weights = {"dense": self.options.dense_weight, "bm25": 1.0 - self.options.dense_weight}
-        if self.options.fusion == "rrf":
-            fused = reciprocal_rank_fusion(
-                {"dense": list(dense_scores), "bm25": list(bm25_scores)},
-                k=self.options.rrf_k,
-                weights=weights,
-            )
-        else:
-            fused = weighted_score_fusion({"dense": dense_scores, "bm25": bm25_scores}, weights)
-        fused = fused[:top_k]
+        fused = self._fuse(dense_scores, bm25_scores)[:top_k]
         # Both component scores for every returned chunk (rrf: also where one retriever
         # did not rank it within its candidates).
         by_id = {c.chunk_id: c for c in self._fetch(name, [i for i, _ in fused], vector)}
         lacking_bm25 = [i for i, _ in fused if i not in bm25_scores]
-        bm25_scores.update(index.scores_for(query, lacking_bm25))
+        bm25_scores.update(index.scores_for(keywords, lacking_bm25))
+        expanded = ranking.vector is not vector
         chunks = []
         for chunk_id, score in fused:
             chunk = by_id.get(chunk_id)
             if chunk is None:  # deleted from Chroma since the BM25 index was read
                 continue
-            chunk.score = dense_scores.get(chunk_id, chunk.score)
+            if not expanded:
+                chunk.score = dense_scores.get(chunk_id, chunk.score)
             chunk.component_scores = {
                 "dense": chunk.score,
                 "bm25": round(bm25_scores.get(chunk_id, 0.0), 4),
                 "fused": round(score, 6),
             }
+            if expanded:  # the cosine that ranked it, with the expanded query's vector
+                chunk.component_scores["dense_expanded"] = round(dense_scores.get(chunk_id, 0.0), 4)
             chunks.append(chunk)
         return chunks
 
     def candidate_scores(
         self,
         name: str,
-        query: str,
+        query: Query,
         vector: np.ndarray,
         depth: int,
         index: Any,
@@ -271,3 +359,9 @@ def cosines(matrix: np.ndarray, vector: np.ndarray) -> list[float]:
     """Each row's cosine with `vector`, rounded as scores are shown."""
     norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(vector))
     return [round(float(c), 4) for c in (matrix @ vector) / np.where(norms > 0, norms, 1.0)]
+
+
+@functools.cache
+def stop_terms() -> frozenset[str]:
+    """The stopwords as index terms: feedback never adds them."""
+    return frozenset(stemmer().stemWords(sorted(STOPWORDS)))

@@ -52,7 +52,9 @@ def run(ctx: RunContext, question: str) -> AskResult:
     path: list[BandRow] = []
 
     # The FAQ is matched question to question, always by dense similarity.
-    qna_hits = steps.retrieve(ctx, question, collection=tos.qna_collection, mode="dense")
+    qna_hits = steps.retrieve(
+        ctx, question, collection=tos.qna_collection, mode="dense", hyde=False
+    )
     qna_row = bands.band(
         ctx,
         "qna",
