@@ -8,16 +8,16 @@ from __future__ import annotations
 import os
 import types
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import yaml
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     SecretStr,
     ValidationError,
-    field_validator,
     model_validator,
 )
 from pydantic.fields import FieldInfo
@@ -122,6 +122,21 @@ class ReflectSettings(Section):
 TosSignal = Literal["bm25", "rules", "triplets"]
 
 
+def _as_signals(value: Any) -> Any:
+    """Configs written when tos.hybrid was a switch keep working (true: [bm25], false:
+    []); "bm25,rules" (an environment variable, --set) is a list too."""
+    if value is None or value is False:
+        return []
+    if value is True:
+        return ["bm25"]
+    if isinstance(value, str):
+        value = [part.strip() for part in value.split(",") if part.strip()]
+    return list(dict.fromkeys(value)) if isinstance(value, list) else value
+
+
+TosSignals = Annotated[list[TosSignal], BeforeValidator(_as_signals)]
+
+
 class TosSettings(Section):
     qna_collection: str = "qna"
     docs_collection: str = "docs"
@@ -133,8 +148,9 @@ class TosSettings(Section):
     verification_threshold: float = Field(0.70, ge=0.0, le=1.0)
     # Extra signals of the documents stage beside vector search (pipeline/modes/tos/
     # signals.py): bm25 (keyword search fused in), rules (tos.rules_file), triplets (the
-    # policy statements stored with each chunk). true and false mean [bm25] and [].
-    hybrid: list[TosSignal] = Field(default_factory=list)
+    # policy statements stored with each chunk). true and false mean [bm25] and []. [bm25]
+    # found the expected passage most often on labelled ToS questions (docs/modes.md).
+    hybrid: TosSignals = Field(default_factory=lambda: ["bm25"])
     rules_file: str | None = None  # YAML: rules: [{name, match: [...], boost: ...}]
     clarification_topics: int = Field(3, ge=1, le=10)
     # Neutral: a deployment names its own support channel (config.yaml, --set).
@@ -142,19 +158,6 @@ class TosSettings(Section):
         "The documents do not answer this question. Please ask a person who knows the "
         "subject, or add the documents that cover it."
     )
-
-    @field_validator("hybrid", mode="before")
-    @classmethod
-    def _signals(cls, value: Any) -> Any:
-        """Configs written when hybrid was a switch keep working; "bm25,rules" (an
-        environment variable, --set) is a list too."""
-        if value is None or value is False:
-            return []
-        if value is True:
-            return ["bm25"]
-        if isinstance(value, str):
-            value = [part.strip() for part in value.split(",") if part.strip()]
-        return list(dict.fromkeys(value)) if isinstance(value, list) else value
 
     @model_validator(mode="after")
     def _bands_ordered(self) -> TosSettings:

@@ -18,7 +18,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ragcli.terms import terms
+from ragcli.terms import index_terms
+from ragcli.words import QUERY_STOPWORDS
 
 METADATA_KEY = "triplets"  # the chunk metadata that holds them, a JSON list of [s, r, o]
 MAX_PER_CHUNK = 24
@@ -250,6 +251,11 @@ def side(subject: str) -> str:
     return ""
 
 
+def _terms(text: str) -> list[str]:
+    """Terms as a search query reads them (the keyword index's idf is keyed by them)."""
+    return index_terms([text], QUERY_STOPWORDS)[0]
+
+
 @dataclass(frozen=True)
 class TripletMatch:
     triplet: Triplet
@@ -260,17 +266,17 @@ def match(
     question: Triplet, candidates: Iterable[Triplet], weight: Mapping[str, float] | None = None
 ) -> TripletMatch | None:
     """The candidate that best states what the question asks, scored in [0, 1]: the share of
-    the question's terms (weighted, e.g. by idf) its subject and object hold, times 0.8
+    the question's index terms (weighted, e.g. by idf) its subject and object hold, times 0.8
     when the two name different sides (you / we) and 0.8 when their relations are of
     different kinds (permission, obligation, commitment). None when no term is shared."""
-    wanted = set(terms(f"{question.subject} {question.object}"))
+    wanted = set(_terms(f"{question.subject} {question.object}"))
     if not wanted:
         return None
     weights = {t: (weight or {}).get(t, 1.0) for t in wanted}
     total = sum(weights.values()) or 1.0
     best: TripletMatch | None = None
     for candidate in candidates:
-        held = set(terms(f"{candidate.subject} {candidate.object}"))
+        held = set(_terms(f"{candidate.subject} {candidate.object}"))
         shared = sum(w for t, w in weights.items() if t in held)
         if not shared:
             continue

@@ -51,12 +51,13 @@ class Case:
     question: str
     kind: str  # faq | policy | vague | off_topic | declined
     expect: str | None = None
+    earlier: bool = False  # in labelled_questions.yaml, written before the signals
 
 
 def cases() -> list[Case]:
     labelled = yaml.safe_load((ROOT / "tests/data/labelled_questions.yaml").read_text())["tos"]
     found = [Case(c["question"], "faq") for c in labelled["faq_exact"]]
-    found += [Case(c["question"], "policy", c["expect"]) for c in labelled["policy_only"]]
+    found += [Case(c["question"], "policy", c["expect"], True) for c in labelled["policy_only"]]
     found += [Case(c["question"], "vague") for c in labelled["vague"]]
     found += [Case(c["question"], "off_topic") for c in labelled["off_topic"]]
     written = yaml.safe_load((ROOT / "tests/data/tos_questions.yaml").read_text())
@@ -99,6 +100,7 @@ def main() -> int:
             settings = load_settings(None, values, environ={})
             resources = service.Resources(settings)
             correct = evidence = first = policy = 0
+            earlier = [0, 0, 0]  # questions, evidence in sources, evidence at 1
             started = time.perf_counter()
             for case in questions:
                 result = service.ask(settings, case.question, mode="tos", resources=resources)
@@ -108,8 +110,14 @@ def main() -> int:
                     policy += 1
                     texts = [s.content.lower() for s in result.sources]
                     wanted = case.expect.lower()
-                    evidence += any(wanted in t for t in texts)
-                    first += bool(texts) and wanted in texts[0]
+                    found_any = any(wanted in t for t in texts)
+                    found_first = bool(texts) and wanted in texts[0]
+                    evidence += found_any
+                    first += found_first
+                    if case.earlier:
+                        earlier[0] += 1
+                        earlier[1] += found_any
+                        earlier[2] += found_first
                 if args.show:
                     print(f"{'+'.join(signals) or 'dense'}\t{case.kind}\t{outcome}\t{case.question}")
             seconds = (time.perf_counter() - started) / len(questions)
@@ -122,18 +130,26 @@ def main() -> int:
                     "evidence_in_sources": round(evidence / policy, 3),
                     "evidence_at_1": round(first / policy, 3),
                     "policy_questions": policy,
+                    "earlier_questions": earlier[0],
+                    "earlier_evidence_in_sources": earlier[1],
+                    "earlier_evidence_at_1": earlier[2],
                     "seconds_per_question": round(seconds, 3),
                 }
             )
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print(f"{'signals':<24} {'band acc.':>10} {'evidence@k':>11} {'evidence@1':>11} {'s/q':>6}")
+    print(
+        f"{'signals':<24} {'band acc.':>10} {'evidence@k':>11} {'evidence@1':>11} {'s/q':>6}"
+        f"   {'earlier 5: @k, @1':>18}"
+    )
     for row in rows:
         print(
             f"{row['signals']:<24} {row['correct']:>4}/{row['questions']:<5}"
             f" {row['evidence_in_sources']:>11.3f} {row['evidence_at_1']:>11.3f}"
             f" {row['seconds_per_question']:>6.2f}"
+            f"   {row['earlier_evidence_in_sources']:>9}/{row['earlier_questions']}"
+            f" {row['earlier_evidence_at_1']:>5}/{row['earlier_questions']}"
         )
     return 0
 
