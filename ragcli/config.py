@@ -150,7 +150,7 @@ class TosSettings(Section):
     # signals.py): bm25 (keyword search fused in), rules (tos.rules_file), triplets (the
     # policy statements stored with each chunk). true and false mean [bm25] and []. [bm25]
     # found the expected passage most often on labelled ToS questions (docs/modes.md).
-    hybrid: TosSignals = Field(default_factory=lambda: ["bm25"])
+    hybrid: TosSignals = Field(default_factory=lambda: list[TosSignal](["bm25"]))
     rules_file: str | None = None  # YAML: rules: [{name, match: [...], boost: ...}]
     clarification_topics: int = Field(3, ge=1, le=10)
     # Neutral: a deployment names its own support channel (config.yaml, --set).

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 MERGE_SHARE = 0.05  # a delta above this share of the matrix's rows is merged into it
@@ -71,22 +71,16 @@ class Delta:
             self._postings = self._ranks = None
         return found
 
-    def scores(
-        self,
-        query_terms: list[str],
-        stats: Statistics,
-        weights: Mapping[str, float] | None = None,
-    ) -> dict[str, float]:
+    def scores(self, query_terms: list[str], stats: Statistics) -> dict[str, float]:
         """Lucene BM25 of each delta document sharing a term with the query, summed over
-        the query's terms as they repeat (as the matrix scores them), each times its
-        weight when the query's terms are weighted."""
+        the query's terms as they repeat (as the matrix scores them)."""
         postings = self._index()
         scores: dict[str, float] = {}
         for term in query_terms:
             found = postings.get(term)
             if not found:
                 continue
-            idf = stats.idf(term) * (1.0 if weights is None else weights[term])
+            idf = stats.idf(term)
             for doc_id, tf in found:
                 weight = idf * stats.saturation(tf, len(self.added[doc_id]))
                 scores[doc_id] = scores.get(doc_id, 0.0) + weight

@@ -36,8 +36,7 @@ import shutil
 import tempfile
 import threading
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -58,16 +57,7 @@ _TMP_PREFIX = ".tmp-"
 _OWN_FILES = ("meta.json", "delta.json")  # a generation's own; the rest is the matrix's
 
 
-# A query: text, or index terms with a weight each (an expanded query).
-Query = str | Mapping[str, float]
 TOKEN_CACHE_SIZE = 50_000  # texts whose tokens are kept (a few MB)
-
-
-@dataclass(frozen=True)
-class Feedback:
-    tokens: dict[str, list[str]]  # id -> its indexed tokens
-    idf: dict[str, float]  # each of their terms' idf in the collection
-    documents: int  # the collection's size, as the idf counts it
 
 
 class Lookup(Protocol):
@@ -163,27 +153,23 @@ class LexicalIndex:
             return True
 
     def search(
-        self, query: Query, k: int, allowed: Iterable[str] | None = None
+        self, query: str, k: int, allowed: Iterable[str] | None = None
     ) -> list[tuple[str, float]]:
         """Top-k (id, raw BM25 score), best first; documents sharing no term are left out,
-        and so are those not `allowed` (when given): the best k of the allowed ones. A
-        query is text, or index terms with weights (an expanded query): each term's BM25
-        times its weight."""
+        and so are those not `allowed` (when given): the best k of the allowed ones."""
         with self._lock:
             return self._search(query, k, allowed)
 
-    def _search(
-        self, query: Query, k: int, allowed: Iterable[str] | None
-    ) -> list[tuple[str, float]]:
+    def _search(self, query: str, k: int, allowed: Iterable[str] | None) -> list[tuple[str, float]]:
         self._ensure_searchable()
         if k <= 0:
             return []
         allowed = None if allowed is None else set(allowed)
-        query_terms, weights = self._terms_of(query)
+        query_terms = self._query_terms(query)
         found: list[tuple[float, int, str]] = []  # (-score, order, id)
         token_ids = self._token_ids(query_terms)
         if self._retriever is not None and token_ids:
-            scores = self._matrix_scores(query_terms, weights)
+            scores = self._retriever.get_scores_from_ids(token_ids)
             hit = scores > 0
             if self._delta.hidden:
                 hit[self._hidden()] = False
@@ -195,8 +181,7 @@ class LexicalIndex:
             found = [(-float(scores[i]), i, self._row_ids[i]) for i in top.tolist()]
         if self._delta.added:
             after = len(self._row_ids)  # equal scores in row order, as a merge leaves them
-            delta = self._delta.scores(query_terms, self._statistics(), weights)
-            for doc_id, score in delta.items():
+            for doc_id, score in self._delta.scores(query_terms, self._statistics()).items():
                 if score > 0 and (allowed is None or doc_id in allowed):
                     row = self._matrix_row(doc_id)
                     place = after + self._delta.rank(doc_id) if row is None else row
@@ -229,65 +214,29 @@ class LexicalIndex:
             self._hidden_rows = np.array([r for r in found if r is not None], dtype=np.int64)
         return self._hidden_rows
 
-    def scores_for(self, query: Query, ids: Iterable[str]) -> dict[str, float]:
+    def scores_for(self, query: str, ids: Iterable[str]) -> dict[str, float]:
         """Raw BM25 score of each given id (0.0 when it shares no term or is unknown)."""
         with self._lock:
             return self._scores_for(query, ids)
 
-    def _scores_for(self, query: Query, ids: Iterable[str]) -> dict[str, float]:
+    def _scores_for(self, query: str, ids: Iterable[str]) -> dict[str, float]:
         self._ensure_searchable()
         wanted = list(ids)
-        query_terms, weights = self._terms_of(query)
+        query_terms = self._query_terms(query)
         token_ids = self._token_ids(query_terms)
         result = dict.fromkeys(wanted, 0.0)
         if self._retriever is not None and token_ids:
-            scores = self._matrix_scores(query_terms, weights)
+            scores = self._retriever.get_scores_from_ids(token_ids)
             for doc_id in wanted:
                 row = self._matrix_row(doc_id)
                 if row is not None and doc_id not in self._delta.hidden:
                     result[doc_id] = float(scores[row])
         if self._delta.added and any(doc_id in self._delta.added for doc_id in wanted):
-            delta = self._delta.scores(query_terms, self._statistics(), weights)
+            delta = self._delta.scores(query_terms, self._statistics())
             for doc_id in wanted:
                 if doc_id in self._delta.added:
                     result[doc_id] = delta.get(doc_id, 0.0)
         return result
-
-    def _terms_of(self, query: Query) -> tuple[list[str], Mapping[str, float] | None]:
-        """A query's terms, and their weights when it was given as weighted terms."""
-        if isinstance(query, str):
-            return self._query_terms(query), None
-        return list(query), query
-
-    def _matrix_scores(
-        self, query_terms: list[str], weights: Mapping[str, float] | None
-    ) -> np.ndarray:
-        """Every matrix row's BM25 for the terms; weighted terms scored one at a time."""
-        assert self._retriever is not None
-        if weights is None:
-            return self._retriever.get_scores_from_ids(self._token_ids(query_terms))
-        total = np.zeros(len(self._row_ids), dtype=np.float32)
-        for term in query_terms:
-            token_ids = self._token_ids([term])
-            if token_ids:
-                total += weights[term] * self._retriever.get_scores_from_ids(token_ids)
-        return total
-
-    def feedback(self, ids: Iterable[str]) -> Feedback:
-        """The indexed tokens of these documents and the idf of each of their terms: what
-        pseudo-relevance feedback (retrieval/expansion.py) weighs terms with."""
-        with self._lock:
-            self._ensure_searchable()
-            tokens = {i: found for i in ids if (found := self._tokens_of_id(i)) is not None}
-            stats = self._statistics()
-            distinct = {t for found in tokens.values() for t in found}
-            idf = {term: stats.idf(term) for term in distinct}
-            return Feedback(tokens, idf, stats.documents)
-
-    def query_terms(self, query: str) -> list[str]:
-        """A question's index terms, as a search reads them."""
-        with self._lock:
-            return list(self._query_terms(query))
 
     def _token_ids(self, query_terms: list[str]) -> list[int]:
         found = (self._terms.get(t) for t in query_terms)

@@ -40,7 +40,7 @@ def _write(ctx: RunContext, query: str) -> Hyde | None:
                 _said_no_model = True
                 log.warning(NO_MODEL)
             return None
-        if not ctx.budget.fits_llm_calls(1):
+        if not ctx.budget.fits_llm_calls(2):  # its own call and the answer it serves
             limit = ctx.settings.limits.max_llm_calls
             step.decision = f"skipped: --max-llm-calls {limit} reached"
             step.note(f"hyde skipped: --max-llm-calls {limit} reached; retrieving as usual")

@@ -4,10 +4,10 @@
   question (pipeline/steps.py's `hyde` step); the dense retriever ranks by the question's
   and the passage's embeddings together, the keyword retriever by the question.
 - PRF (`retrieval.expand: prf`): pseudo-relevance feedback, offline. A first search's best
-  FEEDBACK_CHUNKS chunks are taken as relevant: the keyword query gains their most
-  telling terms, weighted as RM3 weighs them (a relevance model of the feedback chunks
-  mixed with the question's terms), and the dense query moves towards their embeddings
-  (Rocchio). The second search ranks by both.
+  FEEDBACK_CHUNKS chunks are taken as relevant, and the dense query vector moves towards
+  their embeddings (Rocchio); the second search ranks by it. The keyword query is left as
+  it is: adding the feedback's terms to it (RM3) lowered nDCG@10 on SciFact train
+  (docs/retrieval.md).
 
 Whatever ranks, a chunk's `score` stays its cosine with the question itself, the scale
 crag's and tos's thresholds are set on (retrieval/retriever.py).
@@ -15,8 +15,6 @@ crag's and tos's thresholds are set on (retrieval/retriever.py).
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -24,11 +22,7 @@ import numpy as np
 
 FEEDBACK_CHUNKS = 3  # the first search's best chunks taken as relevant
 FEEDBACK_DEPTH = 30  # candidates each retriever gives the first (hybrid) search
-EXPANSION_TERMS = 10  # terms the feedback adds at most
-QUESTION_WEIGHT = 0.5  # RM3's share of the question's own terms (lambda)
 ROCCHIO_WEIGHT = 0.5  # how far the dense query moves towards the feedback chunks (beta)
-# A feedback term found in more than this share of the collection's chunks says nothing.
-MAX_TERM_SHARE = 0.1
 
 EXPANSIONS = ("none", "prf")
 
@@ -44,11 +38,10 @@ class Hyde:
 
 @dataclass(frozen=True)
 class Ranking:
-    """What a search ranks by: a vector for the dense retriever, a query for BM25 (text,
-    or index terms with weights)."""
+    """What a search ranks by: a vector for the dense retriever, a query for BM25."""
 
     vector: np.ndarray
-    keywords: str | Mapping[str, float]
+    keywords: str
 
 
 def unit(vector: np.ndarray) -> np.ndarray:
@@ -74,45 +67,3 @@ def rocchio(vector: np.ndarray, feedback: list[np.ndarray]) -> np.ndarray:
         return vector
     centre = np.mean([unit(v) for v in feedback], axis=0)
     return unit(unit(vector) + ROCCHIO_WEIGHT * centre).astype(np.float32)
-
-
-def rm3(
-    question_terms: list[str],
-    tokens: Mapping[str, list[str]],
-    weights: Mapping[str, float],
-    idf: Mapping[str, float],
-    documents: int,
-    stop_terms: frozenset[str] = frozenset(),
-) -> dict[str, float]:
-    """Weighted index terms: the question's (QUESTION_WEIGHT each) plus the feedback's
-    relevance model, sum over chunks d of weight(d) * tf(t, d) / |d|, over its
-    EXPANSION_TERMS best terms, scaled so the two parts weigh as lambda and 1 - lambda.
-    Terms in more than MAX_TERM_SHARE of the chunks, and `stop_terms`, are never added."""
-    distinct = list(dict.fromkeys(question_terms))
-    if not distinct:
-        return {}
-    total_weight = sum(weights.get(i, 0.0) for i in tokens) or 1.0
-    model: dict[str, float] = {}
-    for chunk_id, found in tokens.items():
-        if not found:
-            continue
-        share = weights.get(chunk_id, 0.0) / total_weight
-        for term, count in Counter(found).items():
-            model[term] = model.get(term, 0.0) + share * count / len(found)
-    floor = _idf_at_share(documents, MAX_TERM_SHARE)
-    ranked = [
-        (term, p)
-        for term, p in sorted(model.items(), key=lambda item: (-item[1], item[0]))
-        if term not in stop_terms and idf.get(term, 0.0) > floor and not term.isdigit()
-    ][:EXPANSION_TERMS]
-    mass = sum(p for _, p in ranked) or 1.0
-    expanded = dict.fromkeys(distinct, QUESTION_WEIGHT)
-    for term, p in ranked:
-        expanded[term] = expanded.get(term, 0.0) + (1 - QUESTION_WEIGHT) * len(distinct) * p / mass
-    return expanded
-
-
-def _idf_at_share(documents: int, share: float) -> float:
-    """The Lucene idf of a term found in `share` of `documents`."""
-    df = max(1.0, documents * share)
-    return float(np.log(1 + (documents - df + 0.5) / (df + 0.5)))

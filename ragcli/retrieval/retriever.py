@@ -13,11 +13,10 @@ rank, so the top_k are the best of the admitted chunks.
 
 from __future__ import annotations
 
-import functools
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -30,12 +29,7 @@ from ragcli.retrieval.filters import Scope
 from ragcli.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from ragcli.retrieval.sections import Location, locations
 from ragcli.store.vectors import VectorStore
-from ragcli.terms import stemmer
 from ragcli.trace.recorder import current_step
-from ragcli.words import STOPWORDS
-
-if TYPE_CHECKING:
-    from ragcli.bm25.index import Query
 
 MODES = ("dense", "bm25", "hybrid")
 READ_ATTEMPTS = 10
@@ -185,13 +179,14 @@ class Retriever:
         where: dict[str, Any] | None,
         allowed: set[str] | None,
     ) -> Ranking:
-        """Pseudo-relevance feedback: a first search's best chunks expand the ranking
-        (retrieval/expansion.py); what was added goes into the running trace step."""
+        """Pseudo-relevance feedback: the dense query moves towards a first search's best
+        chunks (retrieval/expansion.py), recorded in the running trace step. A BM25-only
+        search is left as it is (no dense query to move)."""
         depth = expansion.FEEDBACK_DEPTH
+        if mode == "bm25":
+            return ranking
         if mode == "dense":
             first = self.store.nearest(name, ranking.vector.tolist(), depth, where)
-        elif mode == "bm25":
-            first = dict(index.search(ranking.keywords, depth, allowed))
         else:
             dense, bm25 = self.candidate_scores(
                 name, ranking.keywords, ranking.vector, depth, index, where, allowed
@@ -200,31 +195,14 @@ class Retriever:
         best = sorted(first, key=first.__getitem__, reverse=True)[: expansion.FEEDBACK_CHUNKS]
         if not best:
             return ranking
-        vector, keywords = ranking.vector, ranking.keywords
-        added: list[str] = []
-        if mode != "bm25":
-            stored = self.store.embeddings(name, best)
-            vector = expansion.rocchio(vector, [stored[i] for i in best if i in stored])
-        if mode != "dense":
-            feedback = index.feedback(best)
-            question = index.query_terms(keywords) if isinstance(keywords, str) else list(keywords)
-            expanded = expansion.rm3(
-                question, feedback.tokens, first, feedback.idf, feedback.documents, stop_terms()
-            )
-            if expanded:
-                added = [t for t in expanded if t not in question]
-                keywords = expanded
+        stored = self.store.embeddings(name, best)
+        vector = expansion.rocchio(ranking.vector, [stored[i] for i in best if i in stored])
         step = current_step()
         if step is not None:
             step.details["expansion"] = [
-                {
-                    "method": "prf",
-                    "feedback_chunks": ", ".join(best),
-                    "terms_added": " ".join(added),
-                    "dense": "moved towards the feedback chunks" if mode != "bm25" else "",
-                }
+                {"method": "prf", "feedback_chunks": ", ".join(best), "dense": "moved towards them"}
             ]
-        return Ranking(vector, keywords)
+        return Ranking(vector, ranking.keywords)
 
     def _fuse(self, dense: dict[str, float], bm25: dict[str, float]) -> list[tuple[str, float]]:
         weights = {"dense": self.options.dense_weight, "bm25": 1.0 - self.options.dense_weight}
@@ -278,7 +256,7 @@ class Retriever:
     def candidate_scores(
         self,
         name: str,
-        query: Query,
+        query: str,
         vector: np.ndarray,
         depth: int,
         index: Any,
@@ -359,9 +337,3 @@ def cosines(matrix: np.ndarray, vector: np.ndarray) -> list[float]:
     """Each row's cosine with `vector`, rounded as scores are shown."""
     norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(vector))
     return [round(float(c), 4) for c in (matrix @ vector) / np.where(norms > 0, norms, 1.0)]
-
-
-@functools.cache
-def stop_terms() -> frozenset[str]:
-    """The stopwords as index terms: feedback never adds them."""
-    return frozenset(stemmer().stemWords(sorted(STOPWORDS)))
