@@ -10,6 +10,7 @@ of scripts/data/typer_howto.yaml in standard mode with the extractive backend, a
 - the median answer length in characters.
 
     .venv/bin/python scripts/howto_benchmark.py [--split all|tune|held] [--store DIR] [--show]
+        [--set retrieval.expand=prf]
 
 `--store DIR` keeps the ingested store between runs (an ingest of unchanged files is a
 no-op); without it a temporary store is used.
@@ -39,20 +40,27 @@ def main() -> int:
     parser.add_argument("--store", type=Path, default=None, help="keep the store here")
     parser.add_argument("--show", action="store_true", help="print every answer")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a setting for the asks, e.g. retrieval.expand=prf (repeatable)",
+    )
     args = parser.parse_args()
 
     from ragcli import service
     from ragcli.config import load_settings
     from ragcli.evaluation.howto import load_howtos, names_any, names_it
+    from ragcli.overrides import parse_assignments
 
     questions = load_howtos(args.questions)
     if args.split != "all":
         questions = [q for q in questions if q.held_out == (args.split == "held")]
     with tempfile.TemporaryDirectory() as work:
         store = args.store or Path(work) / "store"
-        settings = load_settings(
-            None, {"store.path": str(store), "llm.provider": "extractive"}, environ={}
-        )
+        overrides = {"store.path": str(store), "llm.provider": "extractive"}
+        settings = load_settings(None, overrides | parse_assignments(args.set), environ={})
         files = sorted(p for p in args.docs.rglob("*.md"))
         service.ingestor(settings).run(files, settings.store.collection)
         resources = service.Resources(settings)

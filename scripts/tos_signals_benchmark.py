@@ -13,6 +13,7 @@ and reports per set:
 - seconds per question.
 
     .venv/bin/python scripts/tos_signals_benchmark.py [--store DIR] [--rules FILE] [--json]
+        [--signals bm25,rules] [--set retrieval.expand=prf]
 """
 
 from __future__ import annotations
@@ -82,20 +83,29 @@ def main() -> int:
     parser.add_argument("--rules", type=Path, default=RULES)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--show", action="store_true", help="each question's outcome")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="another setting"
+    )
+    parser.add_argument(
+        "--signals", action="append", default=None, help="only this set, e.g. bm25,rules"
+    )
     args = parser.parse_args()
 
     from ragcli import service
     from ragcli.config import load_settings
+    from ragcli.overrides import parse_assignments
 
     questions = cases()
     rows = []
     with tempfile.TemporaryDirectory() as work:
         store = args.store or Path(work) / "store"
         base = {"store.path": str(store), "llm.provider": "extractive"}
+        base |= parse_assignments(args.set)
         settings = load_settings(None, base, environ={})
         service.ingestor(settings).run([SAMPLE], "docs")
         service.ingestor(settings).run([SAMPLE / "faq" / "faq.yaml"], "qna")
-        for signals in SIGNAL_SETS:
+        chosen = [[s for s in x.split(",") if s] for x in args.signals or []]
+        for signals in chosen or SIGNAL_SETS:
             values = {**base, "tos.hybrid": signals, "tos.rules_file": str(args.rules)}
             settings = load_settings(None, values, environ={})
             resources = service.Resources(settings)
@@ -119,7 +129,9 @@ def main() -> int:
                         earlier[1] += found_any
                         earlier[2] += found_first
                 if args.show:
-                    print(f"{'+'.join(signals) or 'dense'}\t{case.kind}\t{outcome}\t{case.question}")
+                    print(
+                        f"{'+'.join(signals) or 'dense'}\t{case.kind}\t{outcome}\t{case.question}"
+                    )
             seconds = (time.perf_counter() - started) / len(questions)
             rows.append(
                 {
