@@ -37,13 +37,22 @@ def test_prf_moves_the_dense_query_and_scores_stay_cosines_with_the_question(sam
     )
     result = service.ask(settings, QUESTION, mode="standard")
     retrieve = step(settings, result, "retrieve")[0]
-    expansion = retrieve.details["expansion"][0]
-    assert expansion["method"] == "prf" and len(expansion["feedback_chunks"].split(", ")) == 3
+    feedback = retrieve.details["expansion"]
+    assert [row["feedback"] for row in feedback] == [1, 2, 3, 4, 5]
+    assert {row["method"] for row in feedback} == {"prf"}
+    assert feedback[0]["source_file"].endswith("backups_and_restore.md")
     scale = cosines(plain, QUESTION)
     for source in result.sources:
         assert abs(source.score - scale[source.chunk_id]) < 1e-3  # the thresholds' scale
         assert source.component_scores["dense_expanded"] != source.score
     assert "backups_and_restore" in result.sources[0].metadata.source_file
+
+
+def test_prf_leaves_faq_matching_alone(sample_store):
+    settings = settings_for(sample_store, **{"retrieval.expand": "prf"})
+    result = service.ask(settings, "How old must I be to use Driftwood?", mode="tos")
+    assert result.tos_details.answer_type == "qna_answer"
+    assert "expansion" not in step(settings, result, "retrieve")[0].details
 
 
 def test_hyde_offline_says_so_once_and_retrieves_as_usual(sample_store, caplog):

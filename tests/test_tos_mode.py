@@ -57,7 +57,7 @@ class ScriptedRetriever:
     collection: str = "docs"
     calls: list[tuple[str, str | None]] = field(default_factory=list)
 
-    def search(self, query, top_k, collection=None, mode=None):
+    def search(self, query, top_k, collection=None, mode=None, expand=True):
         self.calls.append((collection, mode))
         return list(self.hits.get(collection, []))[:top_k]
 

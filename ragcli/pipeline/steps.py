@@ -32,16 +32,19 @@ def retrieve(
     top_k: int | None = None,
     collection: str | None = None,
     mode: str | None = None,
-    hyde: bool = True,
+    expand: bool = True,
 ) -> list[RetrievedChunk]:
-    """The query's top_k chunks. With `retrieval.hyde` (and `hyde`: not for a search that
-    matches questions to questions) a `hyde` step writes a passage to search with first."""
+    """The query's top_k chunks, expanded as `retrieval.hyde` and `retrieval.expand` say
+    (with `retrieval.hyde`, a `hyde` step writes a passage to search with first); `expand`
+    False for a search that matches questions to questions (a FAQ)."""
     top_k = top_k or ctx.settings.retrieval.top_k
     collection = collection or ctx.retriever.collection
-    written = hypothetical.passage(ctx, query) if hyde and ctx.settings.retrieval.hyde else None
+    written = hypothetical.passage(ctx, query) if expand and ctx.settings.retrieval.hyde else None
     with ctx.trace.step("retrieve", query=query, top_k=top_k, collection=collection) as step:
         if written is not None:
             chunks = ctx.retriever.search(query, top_k, collection, mode=mode, hyde=written)
+        elif not expand:
+            chunks = ctx.retriever.search(query, top_k, collection, mode=mode, expand=False)
         else:
             chunks = ctx.retriever.search(query, top_k, collection, mode=mode)
         step.scores = {"best": chunks[0].score if chunks else None, "chunks": len(chunks)}

@@ -20,7 +20,7 @@ from typing import Literal
 
 import numpy as np
 
-FEEDBACK_CHUNKS = 3  # the first search's best chunks taken as relevant
+FEEDBACK_CHUNKS = 5  # the first search's best chunks taken as relevant
 FEEDBACK_DEPTH = 30  # candidates each retriever gives the first (hybrid) search
 ROCCHIO_WEIGHT = 0.5  # how far the dense query moves towards the feedback chunks (beta)
 

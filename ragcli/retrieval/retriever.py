@@ -96,9 +96,11 @@ class Retriever:
         collection: str | None = None,
         mode: str | None = None,
         hyde: Hyde | None = None,
+        expand: bool = True,
     ) -> list[RetrievedChunk]:
         """The top_k chunks. `hyde`: a hypothetical passage the dense retriever ranks by
-        too (retrieval/expansion.py); `retrieval.expand: prf` expands every search.
+        too (retrieval/expansion.py); `retrieval.expand: prf` expands every search but
+        those with `expand` False (a FAQ's questions matched to a question).
 
         A read that races an ingest in another process can find the store between two of
         its writes (Chroma: "Error finding id"); searching is read-only, so it is tried
@@ -107,7 +109,7 @@ class Retriever:
 
         for attempt in range(1, READ_ATTEMPTS + 1):
             try:
-                return self._search(query, top_k, collection, mode, hyde)
+                return self._search(query, top_k, collection, mode, hyde, expand)
             except InternalError as exc:
                 if attempt == READ_ATTEMPTS:
                     raise
@@ -125,6 +127,7 @@ class Retriever:
         collection: str | None,
         mode: str | None,
         hyde: Hyde | None = None,
+        expand: bool = True,
     ) -> list[RetrievedChunk]:
         mode = mode or self.mode
         name = collection or self.collection
@@ -139,7 +142,7 @@ class Retriever:
         if hyde is not None:
             passage = self.embedder.embed([hyde.passage])[0]
             ranking = expansion.with_passage(query, vector, passage, hyde)
-        prf = self.options.expand == "prf"
+        prf = expand and self.options.expand == "prf"
         index = None
         if mode != "dense":
             if self.lexical is None:
@@ -195,12 +198,20 @@ class Retriever:
         best = sorted(first, key=first.__getitem__, reverse=True)[: expansion.FEEDBACK_CHUNKS]
         if not best:
             return ranking
-        stored = self.store.embeddings(name, best)
-        vector = expansion.rocchio(ranking.vector, [stored[i] for i in best if i in stored])
+        stored = self.store.chunks_by_id(name, best)  # text, embedding, metadata
+        vector = expansion.rocchio(ranking.vector, [stored[i][1] for i in best if i in stored])
         step = current_step()
-        if step is not None:
+        if step is not None:  # what moved the query, for the trace
             step.details["expansion"] = [
-                {"method": "prf", "feedback_chunks": ", ".join(best), "dense": "moved towards them"}
+                {
+                    "method": "prf",
+                    "feedback": rank,
+                    "source_file": stored[i][2].get("source_file"),
+                    "heading": stored[i][2].get("heading"),
+                    "first_search_score": round(first[i], 4),
+                }
+                for rank, i in enumerate(best, 1)
+                if i in stored
             ]
         return Ranking(vector, ranking.keywords)
 

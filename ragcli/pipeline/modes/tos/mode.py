@@ -53,7 +53,7 @@ def run(ctx: RunContext, question: str) -> AskResult:
 
     # The FAQ is matched question to question, always by dense similarity.
     qna_hits = steps.retrieve(
-        ctx, question, collection=tos.qna_collection, mode="dense", hyde=False
+        ctx, question, collection=tos.qna_collection, mode="dense", expand=False
     )
     qna_row = bands.band(
         ctx,
