@@ -129,3 +129,34 @@ def test_a_faq_match_searches_without_a_passage(sample_store):
         result = service.ask(settings, "How old must I be to use Driftwood?", mode="tos")
     assert result.tos_details.answer_type == "qna_answer" and stub.requests == []
     assert step(settings, result, "hyde") == []
+
+
+def test_crags_rewritten_query_gets_its_own_passage(sample_store):
+    """The design puts expansion in every retrieval: crag's rewrite searches with a passage
+    written for the rewritten query, not the first one's."""
+    graded: list[int] = []
+
+    def reply(body):
+        system, prompt = body["messages"][0]["content"], body["messages"][-1]["content"]
+        if system == prompts.HYDE_SYSTEM:
+            return (
+                f"A passage about: {prompt.split('<question>')[1].split('</question>')[0].strip()}"
+            )
+        if prompt.startswith("Question:") and "Grade each source" in prompt:
+            graded.append(1)
+            if len(graded) == 1:  # no source answers, several come close: rewrite
+                grades = [{"id": i, "score": 0.5, "label": "ambiguous"} for i in range(1, 6)]
+                return {"grades": grades, "better_query": "backup archive encryption cipher"}
+            grades = [{"id": i, "score": 0.9, "label": "correct"} for i in range(1, 6)]
+            return {"grades": grades, "better_query": ""}
+        return "AES-256-GCM [1]."
+
+    with OpenAIStub(default=reply) as stub:
+        settings = model_settings(sample_store, stub, **{"web.provider": "none"})
+        result = service.ask(settings, QUESTION, mode="crag")
+    written = step(settings, result, "hyde")
+    assert [s.inputs["query"] for s in written] == [QUESTION, "backup archive encryption cipher"]
+    assert written[1].details["passage"][0]["passage"] == (
+        "A passage about: backup archive encryption cipher"
+    )
+    assert result.crag_details.rewrites[0].query == "backup archive encryption cipher"
