@@ -161,9 +161,12 @@ class Retriever:
         allowed = None if where is None or index is None else self._allowed_ids(name, where)
         if prf:
             ranking = self._feedback(name, mode, ranking, index, where, allowed)
-        if mode == "dense":
-            ids = list(self.store.nearest(name, ranking.vector.tolist(), top_k, where))
-            return self._fetch(name, ids, vector)
+        if mode == "dense":  # ranked by the expanded vector, scored by the question
+            ranked = self.store.nearest(name, ranking.vector.tolist(), top_k, where)
+            chunks = self._fetch(name, list(ranked), vector)
+            for chunk in chunks:
+                chunk.component_scores["dense_expanded"] = round(ranked[chunk.chunk_id], 4)
+            return chunks
         assert index is not None
         if mode == "bm25":
             hits = index.search(ranking.keywords, top_k, allowed)
