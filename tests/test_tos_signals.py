@@ -260,3 +260,27 @@ def test_ask_json_and_trace_show_the_signals(sample_store, rules_file):
     traced = runner.invoke(app, ["trace", "--store", store])
     assert traced.exit_code == 0, traced.output
     assert "signals" in traced.output and "automation" in traced.output
+
+
+def test_a_bad_rules_file_fails_the_run_even_when_the_faq_answers(sample_store, tmp_path):
+    path = write(tmp_path, "rules:\n  - name: bots\n")
+    settings = settings_for(sample_store, **{"tos.hybrid": ["rules"], "tos.rules_file": str(path)})
+    with pytest.raises(ConfigError, match=r"rules\[1\] \(bots\)\.match: Field required"):
+        service.ask(settings, "How old must I be to use Driftwood?", mode="tos")
+    shown = runner.invoke(
+        app,
+        [
+            "ask",
+            "How old must I be?",
+            "--mode",
+            "tos",
+            "--store",
+            str(sample_store),
+            "--set",
+            "tos.hybrid=rules",
+            "--set",
+            f"tos.rules_file={path}",
+        ],
+    )
+    assert shown.exit_code == 2
+    assert shown.output.strip().splitlines()[-1].startswith("error: tos.rules_file ")

@@ -50,6 +50,7 @@ def docs_bands(tos: TosSettings) -> list[Band]:
 def run(ctx: RunContext, question: str) -> AskResult:
     tos = ctx.settings.tos
     path: list[BandRow] = []
+    rules = signals.load(ctx)
 
     # The FAQ is matched question to question, always by dense similarity.
     qna_hits = steps.retrieve(
@@ -70,7 +71,7 @@ def run(ctx: RunContext, question: str) -> AskResult:
     if qna_row.outcome == "qna_answer" and qna_best is not None:
         return _finish(ctx, "qna_answer", _qna_text(qna_best), [qna_best], path, qna_best)
 
-    docs = signals.documents(ctx, question)
+    docs = signals.documents(ctx, question, rules)
     docs_row = bands.band(ctx, "documents", docs, docs_bands(tos), below="handoff", empty="handoff")
     path.append(docs_row)
     docs_score = docs_row.best_score

@@ -59,7 +59,16 @@ def extra_signals(signals: Sequence[str]) -> list[str]:
     return [s for s in signals if s != "bm25"]
 
 
-def documents(ctx: RunContext, question: str) -> list[RetrievedChunk]:
+def load(ctx: RunContext) -> list[rules_file.Rule]:
+    """The rules of `tos.rules_file` when the rules signal is on, read before the run's
+    first search, so a bad file is the same error whichever stage answers."""
+    tos = ctx.settings.tos
+    if "rules" not in tos.hybrid or not tos.rules_file:
+        return []
+    return rules_file.load_rules(tos.rules_file)
+
+
+def documents(ctx: RunContext, question: str, rules: list[rules_file.Rule]) -> list[RetrievedChunk]:
     """The documents stage's chunks, with the signals of `tos.hybrid`."""
     tos = ctx.settings.tos
     mode = "hybrid" if "bm25" in tos.hybrid else "dense"
@@ -67,7 +76,6 @@ def documents(ctx: RunContext, question: str) -> list[RetrievedChunk]:
     top_k = ctx.settings.retrieval.top_k
     if not extra:
         return steps.retrieve(ctx, question, collection=tos.docs_collection, mode=mode)
-    rules = rules_file.load_rules(tos.rules_file) if "rules" in extra and tos.rules_file else []
     hits = steps.retrieve(
         ctx, question, top_k=max(POOL, top_k), collection=tos.docs_collection, mode=mode
     )
