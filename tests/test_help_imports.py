@@ -14,7 +14,16 @@ import sys
 ALLOWED_RAGCLI = {
     "ragcli",
     "ragcli.__main__",
-    "ragcli.cli",
+    "ragcli.cli",  # the app, and each command group's module, on top of common and options
+    "ragcli.cli.ask",
+    "ragcli.cli.common",
+    "ragcli.cli.evaluate",
+    "ragcli.cli.ingest",
+    "ragcli.cli.options",
+    "ragcli.cli.search",
+    "ragcli.cli.serve",
+    "ragcli.cli.status",
+    "ragcli.cli.trace",
     "ragcli.completion",
     "ragcli.errors",
     "ragcli.pipeline",

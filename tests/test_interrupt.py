@@ -134,7 +134,7 @@ def ctrl_c_after(chunks: int, docs: Path, store: Path, **env: str):
     import threading
 
     # A plain progress line (stderr is a pipe) every 0.2 s: the chunks embedded so far.
-    prelude = "import ragcli.cli as cli\ncli.PROGRESS_LINE_SECONDS = 0.2"
+    prelude = "import ragcli.cli.ingest as ingest_cli\ningest_cli.PROGRESS_LINE_SECONDS = 0.2"
     code = (
         f"{prelude}\nimport sys\nfrom ragcli.cli import main\nsys.argv = ['ragcli', 'ingest', "
         f"{str(docs)!r}, '--store', {str(store)!r}, '--json']\nmain()"
