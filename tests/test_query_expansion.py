@@ -5,14 +5,23 @@ real model: tests/test_hyde_server.py."""
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
 
 from ragcli import service
+from ragcli.cli import app
 from ragcli.llm import prompts
 from ragcli.pipeline import hyde
-from tests.support.common import settings_for
+from tests.support.common import SAMPLE, settings_for
 from tests.support.stubs import Fault, OpenAIStub
 
+runner = CliRunner()
 QUESTION = "Which cipher is used when I password-protect a backup archive?"
 # Worded like nothing in the corpus, so only a passage can say what it is about.
 OPAQUE = "What does the thing I mentioned earlier use?"
@@ -160,3 +169,34 @@ def test_crags_rewritten_query_gets_its_own_passage(sample_store):
         "A passage about: backup archive encryption cipher"
     )
     assert result.crag_details.rewrites[0].query == "backup archive encryption cipher"
+
+
+@pytest.mark.slow
+def test_ask_hyde_offline_is_one_warning_line_and_an_answer(sample_store):
+    """A subprocess, so logging is set up as for a real run."""
+    args = ["ask", QUESTION, "--hyde", "--llm", "extractive", "--store", str(sample_store)]
+    run = subprocess.run(
+        [sys.executable, "-m", "ragcli", *args],
+        capture_output=True,
+        text=True,
+        cwd=SAMPLE.parent,
+        env={**os.environ, "PYTHONPATH": str(SAMPLE.parent), "NO_COLOR": "1"},
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.strip().splitlines() == [f"warning: {hyde.NO_MODEL}"]
+    assert "AES-256-GCM" in run.stdout
+
+
+def test_expand_flags_reach_the_search(sample_store):
+    store = str(sample_store)
+    shown = runner.invoke(app, ["ask", QUESTION, "--expand", "prf", "--store", store, "--json"])
+    assert shown.exit_code == 0, shown.output
+    settings = settings_for(sample_store)
+    trace = service.find_trace(settings, json.loads(shown.output)["trace_id"])
+    assert "expansion" in next(s for s in trace.steps if s.name == "retrieve").details
+    found = runner.invoke(app, ["search", QUESTION, "--expand", "prf", "--store", store, "--json"])
+    assert found.exit_code == 0 and json.loads(found.output)["results"]
+    wrong = runner.invoke(app, ["search", QUESTION, "--expand", "rm3", "--store", store])
+    assert wrong.exit_code == 2
+    assert "--expand: retrieval.expand: Input should be 'none' or 'prf'" in wrong.output
