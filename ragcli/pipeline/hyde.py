@@ -16,7 +16,7 @@ from ragcli.retrieval.expansion import Hyde
 log = logging.getLogger("ragcli")
 NO_MODEL = (
     "retrieval.hyde: the offline extractive backend has no model to write a passage; "
-    "retrieving as usual (retrieval.expand: prf is the offline expansion)"
+    "retrieving as usual"
 )
 _said_no_model = False
 
