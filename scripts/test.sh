@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 ./scripts/install_infinity.sh  # the real embedding engine tests/test_embedding_server.py starts
 ./scripts/install_phoenix.sh   # the OTLP receiver tests/test_otel_phoenix.py starts
 ./scripts/install_chromium.sh  # the browser tests/test_report_browser.py opens reports in
+./scripts/install_llama.sh     # a real answer model (llama.cpp's server) for HyDE and the llm reranker
 .venv/bin/ruff check ragcli tests
 .venv/bin/mypy  # type-checks ragcli/ (settings in pyproject.toml)
 if [ $# -eq 0 ]; then  # the whole run (CI); `test.sh tests/test_x.py` skips to the tests

@@ -31,6 +31,7 @@ def traces_of(rows: list[dict], store: Path) -> list[dict]:
     ]
 
 
+@pytest.mark.slow  # every mode runs
 def test_set_and_max_flags_reach_every_modes_run(sample_store):
     result = ragcli(
         "ask",
@@ -72,6 +73,7 @@ def test_continuing_a_conversation_is_refused_in_one_line(sample_store, flag):
     assert result.output.count("\n") == 1 and "Traceback" not in result.output
 
 
+@pytest.mark.slow  # an ingest, then every mode
 def test_refresh_reingests_the_changed_sources_once_before_the_modes(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -22,6 +22,7 @@ from tests.support.common import SAMPLE, settings_for
 MODEL_MODULES = ("onnxruntime", "torch", "sentence_transformers")
 
 
+@pytest.mark.slow  # a fresh interpreter, then rm
 def test_rm_in_a_fresh_process_loads_no_model(sample_store, tmp_path):
     target = SAMPLE / "policies" / "refund_policy.md"
     assert target.is_file()

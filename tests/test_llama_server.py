@@ -1,0 +1,58 @@
+"""The openai backend against a real OpenAI-compatible model server: llama.cpp's, serving
+a small GGUF on 127.0.0.1. The model's answers are poor; what is checked is what a user
+sees of a real model's replies: an answer with the model's tokens counted and traced."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.llama_server import MODEL_NAME, installed, start_llama
+from tests.support.storecheck import cli_env, ragcli
+
+pytestmark = [
+    pytest.mark.server,  # a real llama.cpp server
+    pytest.mark.skipif(not installed(), reason="run scripts/install_llama.sh"),
+]
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory):
+    log = tmp_path_factory.mktemp("llama") / "llama.log"
+    process, url = start_llama(log)
+    yield url
+    process.terminate()
+    process.wait(timeout=30)
+
+
+def test_a_standard_ask_is_answered_by_the_served_model_and_its_tokens_traced(
+    sample_store, llama, tmp_path
+):
+    env = cli_env(
+        OPENAI_API_KEY="sk-local",
+        RAGCLI_LLM__PROVIDER="openai",
+        RAGCLI_LLM__BASE_URL=llama,
+        RAGCLI_LLM__MODEL=MODEL_NAME,
+        RAGCLI_LLM__MAX_TOKENS="60",
+    )
+    question = "How long is the refund window for annual plans?"
+    done = ragcli("ask", question, "--store", str(sample_store), "--json", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["answer"].strip()
+    trace = json.loads(
+        ragcli(
+            "trace",
+            result["trace_id"],
+            "--store",
+            str(sample_store),
+            "--json",
+            cwd=tmp_path,
+            env=env,
+        ).stdout
+    )
+    calls = [step for step in trace["steps"] if step["llm_calls"]]
+    assert [step["name"] for step in calls] == ["generate"]
+    assert calls[0]["prompt_tokens"] > 50 and calls[0]["completion_tokens"] > 0
+    assert trace["usage"]["prompt_tokens"] == calls[0]["prompt_tokens"]
