@@ -8,10 +8,18 @@ from __future__ import annotations
 import os
 import types
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    model_validator,
+)
 from pydantic.fields import FieldInfo
 
 from ragcli.errors import ConfigError
@@ -128,6 +136,12 @@ class RetrievalSettings(Section):
     dense_weight: float = Field(0.6, ge=0.0, le=1.0)
     candidates: int = Field(100, ge=1, le=1000)
     rerank: RerankSettings = RerankSettings()
+    # HyDE: the answer model writes a short passage that would answer the question, and
+    # dense retrieval ranks by it with the question (one model call per search query).
+    hyde: bool = False
+    # Offline query expansion: prf, pseudo-relevance feedback from a first search's best
+    # chunks (RM3 terms for BM25, Rocchio for the dense vector); none.
+    expand: Literal["none", "prf"] = "none"
 
 
 class CragSettings(Section):
@@ -148,6 +162,24 @@ class ReflectSettings(Section):
     max_retries: int = Field(2, ge=1, le=10)
 
 
+TosSignal = Literal["bm25", "rules", "triplets"]
+
+
+def _as_signals(value: Any) -> Any:
+    """Configs written when tos.hybrid was a switch keep working (true: [bm25], false:
+    []); "bm25,rules" (an environment variable, --set) is a list too."""
+    if value is None or value is False:
+        return []
+    if value is True:
+        return ["bm25"]
+    if isinstance(value, str):
+        value = [part.strip() for part in value.split(",") if part.strip()]
+    return list(dict.fromkeys(value)) if isinstance(value, list) else value
+
+
+TosSignals = Annotated[list[TosSignal], BeforeValidator(_as_signals)]
+
+
 class TosSettings(Section):
     qna_collection: str = "qna"
     docs_collection: str = "docs"
@@ -157,7 +189,12 @@ class TosSettings(Section):
     tos_mid_threshold: float = Field(0.55, ge=0.0, le=1.0)
     tos_low_threshold: float = Field(0.40, ge=0.0, le=1.0)
     verification_threshold: float = Field(0.70, ge=0.0, le=1.0)
-    hybrid: bool = False
+    # Extra signals of the documents stage beside vector search (pipeline/modes/tos/
+    # signals.py): bm25 (keyword search fused in), rules (tos.rules_file), triplets (the
+    # policy statements stored with each chunk). true and false mean [bm25] and []. [bm25]
+    # found the expected passage most often on labelled ToS questions (docs/modes.md).
+    hybrid: TosSignals = Field(default_factory=lambda: list[TosSignal](["bm25"]))
+    rules_file: str | None = None  # YAML: rules: [{name, match: [...], boost: ...}]
     clarification_topics: int = Field(3, ge=1, le=10)
     # Neutral: a deployment names its own support channel (config.yaml, --set).
     handoff_message: str = (
@@ -167,6 +204,8 @@ class TosSettings(Section):
 
     @model_validator(mode="after")
     def _bands_ordered(self) -> TosSettings:
+        if "rules" in self.hybrid and not self.rules_file:
+            raise ValueError("tos.hybrid lists rules: set tos.rules_file to the rules' YAML file")
         if self.qna_mid_threshold > self.qna_threshold:
             raise ValueError("qna_mid_threshold must not be above qna_threshold")
         if not self.tos_low_threshold <= self.tos_mid_threshold <= self.tos_threshold:

@@ -57,6 +57,9 @@ class ChunkMetadata(BaseModel):
     rows: str | None = Field(default=None, exclude_if=lambda v: v is None)
     # A web result's page title; absent from document chunks' JSON.
     title: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    # The chunk's policy statements (ragcli/triplets.py, JSON), for retrieval only: the
+    # trace shows those that matched, and sources leave them out.
+    triplets: str | None = Field(default=None, exclude=True)
     file_sha256: str | None = None
     created_at: str | None = None
     processed_at: str | None = None

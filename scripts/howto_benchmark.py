@@ -18,7 +18,7 @@ extractive backend. Per set it reports:
 Rhine article: a gold answer in the answer, and the median answer length.
 
     .venv/bin/python scripts/howto_benchmark.py [--set NAME|docs|all] [--split all|tune|held]
-        [--stores DIR] [--show] [--json] [--check-questions]
+        [--stores DIR] [--show] [--json] [--check-questions] [--setting KEY=VALUE] [--setting KEY=VALUE]
 
 `--stores DIR` keeps each set's store in DIR/NAME between runs (an ingest of unchanged
 files is a no-op); without it temporary stores are used. `--json` prints one object for one
@@ -86,7 +86,13 @@ def chosen(name: str) -> list[str]:
     return [name]
 
 
-def measure_set(doc_set: DocSet, split: str, store: Path, show: TextIO | None) -> dict[str, Any]:
+def measure_set(
+    doc_set: DocSet,
+    split: str,
+    store: Path,
+    show: TextIO | None,
+    settings_given: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Ingest `doc_set` into `store` and ask its questions; the set's figures. With `show`,
     every answer is written there with its sources and the raw markup found in it."""
     from ragcli import service
@@ -99,9 +105,8 @@ def measure_set(doc_set: DocSet, split: str, store: Path, show: TextIO | None) -
     questions = load_howtos(doc_set.questions)
     if split != "all":
         questions = [q for q in questions if q.held_out == (split == "held")]
-    settings = load_settings(
-        None, {"store.path": str(store), "llm.provider": "extractive"}, environ={}
-    )
+    overrides = {"store.path": str(store), "llm.provider": "extractive"}
+    settings = load_settings(None, overrides | (settings_given or {}), environ={})
     files = sorted(doc_set.docs.rglob("*.md"))
     progress(f"{doc_set.name}: ingesting {len(files)} files into {store} …")
     started = time.perf_counter()
@@ -272,12 +277,28 @@ def main() -> int:
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument(
+        "--setting",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a setting for the asks, e.g. retrieval.expand=prf (repeatable)",
+    )
+    parser.add_argument(
+        "--setting",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a setting for the asks, e.g. retrieval.expand=prf (repeatable)",
+    )
+    parser.add_argument(
         "--check-questions", action="store_true", help="check the questions against the docs"
     )
     args = parser.parse_args()
     names = chosen(args.name)
     if (args.store or args.docs or args.questions) and (len(names) > 1 or names == [SQUAD]):
         parser.error("--store, --docs and --questions apply to one documentation set")
+    from ragcli.overrides import parse_assignments
+
     sets = {
         name: DocSet(name, args.docs or SETS[name].docs, args.questions or SETS[name].questions)
         for name in names
@@ -296,7 +317,11 @@ def main() -> int:
                     continue
                 store = args.store or (args.stores or Path(work)) / name
                 show = (sys.stderr if args.json else sys.stdout) if args.show else None
-                reports.append(measure_set(sets[name], args.split, store, show))
+                reports.append(
+                    measure_set(
+                        sets[name], args.split, store, show, parse_assignments(args.setting)
+                    )
+                )
     except KeyboardInterrupt:
         progress("howto_benchmark: interrupted")
         return 130

@@ -164,7 +164,7 @@ def test_other_settings_from_the_environment_still_parse_by_their_type():
         },
     )
     assert settings.retrieval.top_k == 9 and settings.crag.relevant_threshold == 0.75
-    assert settings.tos.hybrid is True and settings.support.enabled is False
+    assert settings.tos.hybrid == ["bm25"] and settings.support.enabled is False
     assert settings.ingest.workers == 3 and settings.store.url is None
 
 

@@ -25,13 +25,13 @@ def test_values_are_typed_like_the_setting():
         "retrieval.top_k": 8,
     }
     settings = load_settings(None, values, {})
-    assert settings.tos.qna_threshold == 0.85 and settings.tos.hybrid is True
+    assert settings.tos.qna_threshold == 0.85 and settings.tos.hybrid == ["bm25"]
 
 
 @pytest.mark.parametrize(
     ("item", "message"),
     [
-        ("tos.hybrid=maybe", "--set tos.hybrid=maybe: Input should be a valid boolean"),
+        ("tos.hybrid=maybe", "--set tos.hybrid=maybe: Input should be 'bm25', 'rules' or"),
         ("tos.qna_threshold=-1", "--set tos.qna_threshold=-1: Input should be greater than"),
         ("retrieval.top_k=many", "--set retrieval.top_k=many: Input should be a valid integer"),
         ("nosuch.key=1", "--set nosuch.key: unknown setting"),

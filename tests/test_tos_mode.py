@@ -57,7 +57,7 @@ class ScriptedRetriever:
     collection: str = "docs"
     calls: list[tuple[str, str | None]] = field(default_factory=list)
 
-    def search(self, query, top_k, collection=None, mode=None):
+    def search(self, query, top_k, collection=None, mode=None, expand=True):
         self.calls.append((collection, mode))
         return list(self.hits.get(collection, []))[:top_k]
 
@@ -160,7 +160,8 @@ def test_documents_above_tos_threshold_give_a_verified_answer():
         "unsupported_claims": [],
         "reason": "supported 1.00 >= 0.70",
     }
-    assert retriever.calls == [("qna", "dense"), ("docs", "dense")]
+    # The documents stage's default signal is bm25: hybrid search.
+    assert retriever.calls == [("qna", "dense"), ("docs", "hybrid")]
     assert result.sources and result.sources[0].metadata.source_file.endswith("refund_policy.md")
 
 
@@ -273,6 +274,12 @@ def test_thresholds_come_from_settings():
     result = run(**hits, qna_threshold=0.95, qna_mid_threshold=0.9, tos_low_threshold=0.25)[0]
     assert result.tos_details.answer_type == "clarification"
     assert result.tos_details.path[1].thresholds["tos.tos_low_threshold"] == 0.25
+
+
+def test_a_dense_documents_stage_when_no_signal_is_asked_for():
+    result, _, retriever, _ = run(docs=[doc_hit(0.66)], hybrid=False)
+    assert retriever.calls == [("qna", "dense"), ("docs", "dense")]
+    assert result.tos_details.retrieval == "dense" and result.tos_details.signals is None
 
 
 def test_hybrid_documents_stage_searches_hybrid_and_bands_on_the_dense_similarity():

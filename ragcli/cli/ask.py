@@ -19,7 +19,9 @@ from ragcli.cli.common import (
 from ragcli.cli.options import (
     CollectionOpt,
     ConfigOpt,
+    ExpandOpt,
     HtmlOpt,
+    HydeOpt,
     JsonOpt,
     LlmOpt,
     LongCollectionOpt,
@@ -42,6 +44,8 @@ def ask(
     question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question to answer.")],
     mode: ModeOpt = "standard",
     top_k: TopKOpt = None,
+    hyde: HydeOpt = None,
+    expand: ExpandOpt = None,
     llm: LlmOpt = None,
     max_iterations: Annotated[
         int | None,
@@ -136,6 +140,8 @@ def ask(
             "store.collection": collection,
             "llm.provider": llm,
             "retrieval.top_k": top_k,
+            "retrieval.hyde": hyde,
+            "retrieval.expand": expand,
             "limits.max_iterations": max_iterations,
             "limits.max_web_calls": max_web_calls,
             "limits.max_llm_calls": max_llm_calls,
@@ -204,6 +210,8 @@ def chat(
         ),
     ] = None,
     top_k: TopKOpt = None,
+    hyde: HydeOpt = None,
+    expand: ExpandOpt = None,
     llm: LlmOpt = None,
     paths: PathOpt = None,
     types: TypeOpt = None,
@@ -227,12 +235,9 @@ def chat(
         )
     start_logging(verbose)
     filters = search_filters(paths, types, since)
-    settings = make_settings(
-        config,
-        store,
-        {"store.collection": collection, "llm.provider": llm, "retrieval.top_k": top_k},
-    )
-    settings = service.with_top_k(settings, top_k)
+    flags = {"store.collection": collection, "llm.provider": llm, "retrieval.top_k": top_k}
+    flags |= {"retrieval.hyde": hyde, "retrieval.expand": expand}
+    settings = service.with_top_k(make_settings(config, store, flags), top_k)
     modes = runnable()
     if mode not in modes:
         raise RagcliError(f"--mode {mode!r}: choose one of {', '.join(modes)}", ExitCode.USAGE)
@@ -255,6 +260,8 @@ def chat(
 def compare(
     question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question to answer.")],
     top_k: TopKOpt = None,
+    hyde: HydeOpt = None,
+    expand: ExpandOpt = None,
     llm: LlmOpt = None,
     collection: CollectionOpt = None,
     paths: PathOpt = None,
@@ -279,6 +286,7 @@ def compare(
 
         check_target(html)  # before six runs, not after
     flags = {"store.collection": collection, "llm.provider": llm, "retrieval.top_k": top_k}
+    flags |= {"retrieval.hyde": hyde, "retrieval.expand": expand}
     settings = service.with_top_k(make_settings(config, store, flags), top_k)
     _compare(question, settings, filters, as_json, html)
 

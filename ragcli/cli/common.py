@@ -30,6 +30,8 @@ FLAG_NAMES = {
     "store.collection": "--collection",
     "llm.provider": "--llm",
     "retrieval.top_k": "--top-k",
+    "retrieval.hyde": "--hyde",
+    "retrieval.expand": "--expand",
     "limits.max_iterations": "--max-iterations",
     "limits.max_web_calls": "--max-web-calls",
     "limits.max_llm_calls": "--max-llm-calls",

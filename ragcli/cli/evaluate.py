@@ -8,7 +8,7 @@ import typer
 
 from ragcli.cli import common
 from ragcli.cli.common import make_settings, print_json, start_logging
-from ragcli.cli.options import CollectionOpt, ConfigOpt, JsonOpt, StoreOpt, VerboseOpt
+from ragcli.cli.options import CollectionOpt, ConfigOpt, ExpandOpt, JsonOpt, StoreOpt, VerboseOpt
 from ragcli.completion import complete_collection, complete_mode, complete_retriever
 from ragcli.errors import ExitCode, RagcliError
 from ragcli.pipeline.modes.registry import CHOICES
@@ -58,6 +58,7 @@ def evaluate(
         float,
         typer.Option("--tolerance", metavar="X", min=0.0, help="The drop allowed (0..1)."),
     ] = 0.01,
+    expand: ExpandOpt = None,
     folds: Annotated[
         int | None,
         typer.Option(
@@ -112,7 +113,7 @@ def evaluate(
         return
     if modes:
         raise RagcliError("--mode applies to a question file, not a BEIR dataset", ExitCode.USAGE)
-    settings = make_settings(config, store)
+    settings = make_settings(config, store, {"retrieval.expand": expand})
     run = functools.partial(
         service.eval_dataset,
         settings,

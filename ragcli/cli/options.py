@@ -56,6 +56,23 @@ TopKOpt = Annotated[
     int | None,
     typer.Option("--top-k", "-k", metavar="N", min=1, max=100, help="Chunks to retrieve."),
 ]
+HydeOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--hyde/--no-hyde",
+        help="HyDE: the answer model writes a passage to search with (retrieval.hyde).",
+        show_default=False,
+    ),
+]
+ExpandOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--expand",
+        metavar="HOW",
+        help="Offline query expansion: none or prf (retrieval.expand).",
+        show_default=False,
+    ),
+]
 LlmOpt = Annotated[
     str | None,
     typer.Option("--llm", metavar="NAME", help="Model backend: auto, openai or extractive."),

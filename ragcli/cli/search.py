@@ -17,6 +17,7 @@ from ragcli.cli.common import (
 from ragcli.cli.options import (
     CollectionOpt,
     ConfigOpt,
+    ExpandOpt,
     JsonOpt,
     PathOpt,
     SinceOpt,
@@ -42,6 +43,7 @@ def search(
             help="dense, bm25 or hybrid (default: retrieval.mode).",
         ),
     ] = None,
+    expand: ExpandOpt = None,
     paths: PathOpt = None,
     types: TypeOpt = None,
     since: SinceOpt = None,
@@ -78,9 +80,8 @@ def search(
             f"--retriever {retriever!r}: choose from {', '.join(RETRIEVERS)}", ExitCode.USAGE
         )
     filters = search_filters(paths, types, since)
-    settings = make_settings(
-        config, store, {"store.collection": collection, "retrieval.top_k": top_k}
-    )
+    flags = {"store.collection": collection, "retrieval.top_k": top_k, "retrieval.expand": expand}
+    settings = make_settings(config, store, flags)
     result = service.search(
         settings, query, top_k, retriever, filters, on_export=export_notice, refresh=refresh
     )

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragcli import triplets
 from ragcli.embedding.wordpieces import TokenCounter
 from ragcli.ingest.loaders import Section
 from ragcli.ingest.loaders.base import compact_rows, rows_locator
@@ -245,6 +246,8 @@ class Chunker:
             rows = _rows_of(section, lines)
             extra["rows"] = compact_rows(rows)
             extra["locator"] = rows_locator(section.heading, rows, span=True)
+        # Its policy statements, for tos mode's triplets signal (offline, deterministic).
+        extra[triplets.METADATA_KEY] = triplets.encode(triplets.extract(text))
         return Chunk(text, total, method, section.page, section.heading, extra)
 
 

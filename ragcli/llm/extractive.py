@@ -565,6 +565,10 @@ class ExtractiveBackend:
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
         return [word for word, _ in ranked[:limit]]
 
+    def hypothesize(self, question: str) -> str:
+        """HyDE needs a model to write its passage: none here (the caller says so)."""
+        return ""
+
     def refine(self, query: str, feedback: str, chunks: list[RetrievedChunk]) -> str:
         extra = self._feedback_terms(query, chunks, limit=4)
         return f"{query} {' '.join(extra)}".strip()

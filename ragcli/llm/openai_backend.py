@@ -30,7 +30,9 @@ from ragcli.models import (
 )
 from ragcli.trace.recorder import note, record_llm_call
 
-MAX_QUERY_CHARS = 500  # a search query longer than this is a runaway reply, not a query
+MAX_QUERY_CHARS = 500
+HYDE_MAX_TOKENS = 160  # HyDE's passage: a few sentences are enough to search with
+HYDE_MAX_CHARS = 1200  # a search query longer than this is a runaway reply, not a query
 JSON_BLOCK = re.compile(r"(\{.*\}|\[.*\])", re.DOTALL)
 # Characters accepted per requested token (English averages about 4): beyond this a reply
 # is cut, whatever the server says about its length.
@@ -73,15 +75,17 @@ class OpenAIBackend:
             )
         self.client = client
 
-    def _request(self, prompt: str) -> dict[str, Any]:
+    def _request(
+        self, prompt: str, system: str = prompts.SYSTEM, max_tokens: int | None = None
+    ) -> dict[str, Any]:
         llm = self.options
         return {
             "model": llm.model,
             "messages": [
-                {"role": "system", "content": prompts.SYSTEM},
+                {"role": "system", "content": system},
                 {"role": "user", "content": prompt},
             ],
-            "max_tokens": llm.max_tokens,
+            "max_tokens": min(max_tokens or llm.max_tokens, llm.max_tokens),
             "temperature": llm.temperature,
         }
 
@@ -119,10 +123,14 @@ class OpenAIBackend:
                 f"model endpoint {where} sent a malformed reply ({type(exc).__name__})"
             ) from None
 
-    def _chat(self, prompt: str) -> str:
+    def _chat(
+        self, prompt: str, system: str = prompts.SYSTEM, max_tokens: int | None = None
+    ) -> str:
         llm = self.options
         with self._one_line_errors():
-            response = self.client.chat.completions.create(**self._request(prompt))
+            response = self.client.chat.completions.create(
+                **self._request(prompt, system, max_tokens)
+            )
         usage = getattr(response, "usage", None)
         record_llm_call(
             getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0
@@ -260,6 +268,11 @@ class OpenAIBackend:
             reflection_reason=str(data.get("reflection_reason", "")),
             needs_regeneration=bool(data.get("needs_regeneration", score < min_score)),
         )
+
+    def hypothesize(self, question: str) -> str:
+        """HyDE: a short passage that would answer the question, to search with."""
+        reply = self._chat(prompts.hyde(question), prompts.HYDE_SYSTEM, HYDE_MAX_TOKENS)
+        return " ".join(reply.split())[:HYDE_MAX_CHARS]
 
     def refine(self, query: str, feedback: str, chunks: list[RetrievedChunk]) -> str:
         refined = _one_line(self._chat(prompts.refine(query, feedback)))

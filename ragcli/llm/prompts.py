@@ -85,6 +85,20 @@ def reflect(query: str, answer: str, chunks: list[RetrievedChunk]) -> str:
     )
 
 
+# HyDE's passage is not an answer from sources: the system prompt above would have the
+# model refuse for want of them.
+HYDE_SYSTEM = "You write short, factual passages."
+
+
+def hyde(question: str) -> str:
+    """The HyDE paper's instruction: a passage that answers, not a reply to the asker."""
+    return (
+        "Please write a short passage (two to four sentences) that answers the question. "
+        "Write it as the passage itself, with no preamble.\n\n"
+        f"Question: {question}\nPassage:"
+    )
+
+
 def refine(query: str, feedback: str) -> str:
     return (
         f"The query below did not retrieve good enough information.\n"

@@ -16,6 +16,7 @@ from ragcli.pipeline.modes.reflect.details import ReflectionDetails
 from ragcli.pipeline.modes.tos.details import TosDetails
 from ragcli.pipeline.results import AskResult, BackendInfo
 from ragcli.pipeline.row_citations import cite_quoted_rows
+from ragcli.retrieval.expansion import Hyde
 from ragcli.retrieval.rerank.stage import RerankStage
 from ragcli.retrieval.retriever import Retriever
 from ragcli.trace.recorder import Trace
@@ -33,6 +34,8 @@ class RunContext:
     budget: Budget = field(default=None)  # type: ignore[assignment]  # set from settings.limits
     # The rerank stage every retrieval of the run goes through (retrieval.rerank).
     rerank: RerankStage = field(default_factory=RerankStage.off)
+    # HyDE's passage of each query searched in this run (pipeline/hyde.py); None: none.
+    passages: dict[str, Hyde | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.budget is None:

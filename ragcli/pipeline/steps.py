@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragcli.models import RetrievedChunk, Verification
+from ragcli.pipeline import hyde as hypothetical
 from ragcli.pipeline.context import RunContext
 
 
@@ -32,19 +33,28 @@ def retrieve(
     collection: str | None = None,
     mode: str | None = None,
     rerank: bool = True,
+    expand: bool = True,
 ) -> list[RetrievedChunk]:
-    """The top_k chunks for `query`: fused, then reranked when the run has a reranker
-    (`rerank=False` for a search whose order nothing reads, such as tos's FAQ match).
-    Two trace steps: `retrieve` (the candidates) and `rerank`."""
+    """The top_k chunks for `query`: expanded as `retrieval.hyde` and `retrieval.expand`
+    say (with `retrieval.hyde`, a `hyde` step writes a passage to search with first), fused,
+    then reranked when the run has a reranker. `rerank=False` for a search whose order
+    nothing reads, `expand=False` for one that matches questions to questions (a FAQ).
+    Trace steps: `hyde` (when on), `retrieve` (the candidates) and `rerank`."""
     top_k = top_k or ctx.settings.retrieval.top_k
     collection = collection or ctx.retriever.collection
     reranking = rerank and ctx.rerank.active
     pool = ctx.rerank.pool(top_k) if reranking else top_k
+    written = hypothetical.passage(ctx, query) if expand and ctx.settings.retrieval.hyde else None
     inputs = {"query": query, "top_k": top_k, "collection": collection}
     if pool != top_k:
         inputs["candidates"] = pool
     with ctx.trace.step("retrieve", **inputs) as step:
-        chunks = ctx.retriever.search(query, pool, collection, mode=mode)
+        if written is not None:
+            chunks = ctx.retriever.search(query, pool, collection, mode=mode, hyde=written)
+        elif not expand:
+            chunks = ctx.retriever.search(query, pool, collection, mode=mode, expand=False)
+        else:
+            chunks = ctx.retriever.search(query, pool, collection, mode=mode)
         step.scores = {"best": chunks[0].score if chunks else None, "chunks": len(chunks)}
         step.decision = f"{len(chunks)} {'candidates' if reranking else 'chunks'}"
         if ctx.retriever.keywords_pending(collection, mode):

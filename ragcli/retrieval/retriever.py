@@ -23,9 +23,13 @@ import numpy as np
 from ragcli.embedding.embedder import Embedder
 from ragcli.errors import ConfigError, RagcliError
 from ragcli.models import ChunkMetadata, RetrievedChunk
+from ragcli.retrieval import expansion
+from ragcli.retrieval.expansion import Hyde, Ranking
 from ragcli.retrieval.filters import Scope
 from ragcli.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
+from ragcli.retrieval.sections import Location, locations
 from ragcli.store.vectors import VectorStore
+from ragcli.trace.recorder import current_step
 
 MODES = ("dense", "bm25", "hybrid")
 READ_ATTEMPTS = 10
@@ -60,6 +64,7 @@ class Retriever:
         self._scope_of = scope
         self._scopes: dict[str, Scope] = {}
         self._allowed: dict[str, set[str]] = {}
+        self._locations: dict[str, list[Location] | None] = {}
 
     def scope(self, collection: str | None = None) -> Scope | None:
         """The files the filter admits in a collection (resolved once per retriever), or
@@ -90,15 +95,21 @@ class Retriever:
         top_k: int,
         collection: str | None = None,
         mode: str | None = None,
+        hyde: Hyde | None = None,
+        expand: bool = True,
     ) -> list[RetrievedChunk]:
-        """The top_k chunks. A read that races an ingest in another process can find the
-        store between two of its writes (Chroma: "Error finding id"); searching is
-        read-only, so it is tried again after a pause."""
+        """The top_k chunks. `hyde`: a hypothetical passage the dense retriever ranks by
+        too (retrieval/expansion.py); `retrieval.expand: prf` expands every search but
+        those with `expand` False (a FAQ's questions matched to a question).
+
+        A read that races an ingest in another process can find the store between two of
+        its writes (Chroma: "Error finding id"); searching is read-only, so it is tried
+        again after a pause."""
         from chromadb.errors import InternalError
 
         for attempt in range(1, READ_ATTEMPTS + 1):
             try:
-                return self._search(query, top_k, collection, mode)
+                return self._search(query, top_k, collection, mode, hyde, expand)
             except InternalError as exc:
                 if attempt == READ_ATTEMPTS:
                     raise
@@ -110,7 +121,13 @@ class Retriever:
         raise AssertionError("unreachable")
 
     def _search(
-        self, query: str, top_k: int, collection: str | None, mode: str | None
+        self,
+        query: str,
+        top_k: int,
+        collection: str | None,
+        mode: str | None,
+        hyde: Hyde | None = None,
+        expand: bool = True,
     ) -> list[RetrievedChunk]:
         mode = mode or self.mode
         name = collection or self.collection
@@ -120,68 +137,133 @@ class Retriever:
         if scope is not None and scope.empty:
             return []  # the filter admits nothing here: never widened to everything
         where = scope.where() if scope is not None else None
-        vector = self.embedder.embed([query])[0]
-        if mode == "dense":
+        vector = self.embedder.embed([query])[0]  # every chunk is scored by the question
+        ranking = Ranking(vector, query)
+        if hyde is not None:
+            passage = self.embedder.embed([hyde.passage])[0]
+            ranking = expansion.with_passage(query, vector, passage, hyde)
+        prf = expand and self.options.expand == "prf"
+        index = None
+        if mode != "dense":
+            if self.lexical is None:
+                raise ConfigError(f"retrieval.mode {mode!r} needs the store's BM25 index")
+            index = self.lexical.searchable(name, self.store)
+            if index is None:  # being built in the background on this machine (said once)
+                if mode == "bm25":
+                    raise RagcliError(
+                        f"the keyword (BM25) index of collection {name!r} is still being "
+                        "built on this machine: try again when `ragcli sync` ends, or use "
+                        "--retriever dense"
+                    )
+                mode = "dense"
+        if mode == "dense" and not prf and ranking.vector is vector:
             return self.store.query(name, vector.tolist(), top_k, where)
-        if self.lexical is None:
-            raise ConfigError(f"retrieval.mode {mode!r} needs the store's BM25 index")
-        index = self.lexical.searchable(name, self.store)
-        if index is None:  # being built in the background on this machine (said once)
-            if mode == "bm25":
-                raise RagcliError(
-                    f"the keyword (BM25) index of collection {name!r} is still being built on "
-                    "this machine: try again when `ragcli sync` ends, or use --retriever dense"
-                )
-            return self.store.query(name, vector.tolist(), top_k, where)
-        allowed = None if where is None else self._allowed_ids(name, where)
+        allowed = None if where is None or index is None else self._allowed_ids(name, where)
+        if prf:
+            ranking = self._feedback(name, mode, ranking, index, where, allowed)
+        if mode == "dense":  # ranked by the expanded vector, scored by the question
+            ranked = self.store.nearest(name, ranking.vector.tolist(), top_k, where)
+            chunks = self._fetch(name, list(ranked), vector)
+            for chunk in chunks:
+                chunk.component_scores["dense_expanded"] = round(ranked[chunk.chunk_id], 4)
+            return chunks
+        assert index is not None
         if mode == "bm25":
-            hits = index.search(query, top_k, allowed)
+            hits = index.search(ranking.keywords, top_k, allowed)
             chunks = self._fetch(name, [i for i, _ in hits], vector)
             for chunk, (_, bm25) in zip(chunks, hits, strict=True):
                 chunk.component_scores = {"bm25": round(bm25, 4), **chunk.component_scores}
             return chunks
-        return self._hybrid(name, query, vector, top_k, index, where, allowed)
+        return self._hybrid(name, ranking, vector, top_k, index, where, allowed)
+
+    def _feedback(
+        self,
+        name: str,
+        mode: str,
+        ranking: Ranking,
+        index: Any,
+        where: dict[str, Any] | None,
+        allowed: set[str] | None,
+    ) -> Ranking:
+        """Pseudo-relevance feedback: the dense query moves towards a first search's best
+        chunks (retrieval/expansion.py), recorded in the running trace step. A BM25-only
+        search is left as it is (no dense query to move)."""
+        depth = expansion.FEEDBACK_DEPTH
+        if mode == "bm25":
+            return ranking
+        if mode == "dense":
+            first = self.store.nearest(name, ranking.vector.tolist(), depth, where)
+        else:
+            dense, bm25 = self.candidate_scores(
+                name, ranking.keywords, ranking.vector, depth, index, where, allowed
+            )
+            first = dict(self._fuse(dense, bm25))
+        best = sorted(first, key=first.__getitem__, reverse=True)[: expansion.FEEDBACK_CHUNKS]
+        if not best:
+            return ranking
+        stored = self.store.chunks_by_id(name, best)  # text, embedding, metadata
+        vector = expansion.rocchio(ranking.vector, [stored[i][1] for i in best if i in stored])
+        step = current_step()
+        if step is not None:  # what moved the query, for the trace
+            step.details["expansion"] = [
+                {
+                    "method": "prf",
+                    "feedback": rank,
+                    "source_file": stored[i][2].get("source_file"),
+                    "heading": stored[i][2].get("heading"),
+                    "first_search_score": round(first[i], 4),
+                }
+                for rank, i in enumerate(best, 1)
+                if i in stored
+            ]
+        return Ranking(vector, ranking.keywords)
+
+    def _fuse(self, dense: dict[str, float], bm25: dict[str, float]) -> list[tuple[str, float]]:
+        weights = {"dense": self.options.dense_weight, "bm25": 1.0 - self.options.dense_weight}
+        if self.options.fusion == "rrf":
+            return reciprocal_rank_fusion(
+                {"dense": list(dense), "bm25": list(bm25)}, k=self.options.rrf_k, weights=weights
+            )
+        return weighted_score_fusion({"dense": dense, "bm25": bm25}, weights)
 
     def _hybrid(
         self,
         name: str,
-        query: str,
+        ranking: Ranking,
         vector: np.ndarray,
         top_k: int,
         index: Any,
         where: dict[str, Any] | None = None,
         allowed: set[str] | None = None,
     ):
+        """Both retrievers' candidates for the ranking, fused; each returned chunk scored
+        by its cosine with the question (`vector`), whatever the ranking's vector."""
         depth = max(self.options.candidates, top_k)
+        keywords = ranking.keywords
         dense_scores, bm25_scores = self.candidate_scores(
-            name, query, vector, depth, index, where, allowed
+            name, keywords, ranking.vector, depth, index, where, allowed
         )
-        weights = {"dense": self.options.dense_weight, "bm25": 1.0 - self.options.dense_weight}
-        if self.options.fusion == "rrf":
-            fused = reciprocal_rank_fusion(
-                {"dense": list(dense_scores), "bm25": list(bm25_scores)},
-                k=self.options.rrf_k,
-                weights=weights,
-            )
-        else:
-            fused = weighted_score_fusion({"dense": dense_scores, "bm25": bm25_scores}, weights)
-        fused = fused[:top_k]
+        fused = self._fuse(dense_scores, bm25_scores)[:top_k]
         # Both component scores for every returned chunk (rrf: also where one retriever
         # did not rank it within its candidates).
         by_id = {c.chunk_id: c for c in self._fetch(name, [i for i, _ in fused], vector)}
         lacking_bm25 = [i for i, _ in fused if i not in bm25_scores]
-        bm25_scores.update(index.scores_for(query, lacking_bm25))
+        bm25_scores.update(index.scores_for(keywords, lacking_bm25))
+        expanded = ranking.vector is not vector
         chunks = []
         for chunk_id, score in fused:
             chunk = by_id.get(chunk_id)
             if chunk is None:  # deleted from Chroma since the BM25 index was read
                 continue
-            chunk.score = dense_scores.get(chunk_id, chunk.score)
+            if not expanded:
+                chunk.score = dense_scores.get(chunk_id, chunk.score)
             chunk.component_scores = {
                 "dense": chunk.score,
                 "bm25": round(bm25_scores.get(chunk_id, 0.0), 4),
                 "fused": round(score, 6),
             }
+            if expanded:  # the cosine that ranked it, with the expanded query's vector
+                chunk.component_scores["dense_expanded"] = round(dense_scores.get(chunk_id, 0.0), 4)
             chunks.append(chunk)
         return chunks
 
@@ -214,6 +296,34 @@ class Retriever:
         if not stored:
             return {}
         return dict(zip(stored, cosines(np.stack(list(stored.values())), vector), strict=True))
+
+    def fetch(self, query: str, ids: list[str], collection: str | None = None):
+        """Chunks by id, in the order given, scored by cosine with `query` as search scores
+        them (a signal lifting chunks the search did not return)."""
+        vector = self.embedder.embed([query])[0]
+        return self._fetch(collection or self.collection, ids, vector)
+
+    def locations(self, collection: str | None = None) -> list[Location] | None:
+        """Each chunk's file and heading in the collection (the filter's files only), or
+        None when the collection is too large to read whole (retrieval/sections.py)."""
+        name = collection or self.collection
+        if name not in self._locations:
+            scope = self.scope(name)
+            if scope is not None and scope.empty:
+                self._locations[name] = []
+            else:
+                where = scope.where() if scope is not None else None
+                self._locations[name] = locations(self.store, name, where)
+        return self._locations[name]
+
+    def term_weights(self, query: str, collection: str | None = None) -> dict[str, float]:
+        """The BM25 idf of each of the query's terms in the collection; empty when the
+        collection has no keyword index yet."""
+        name = collection or self.collection
+        if self.lexical is None:
+            return {}
+        index = self.lexical.searchable(name, self.store)
+        return {} if index is None else index.term_idf(query)
 
     def _fetch(self, name: str, ids: list[str], vector: np.ndarray) -> list[RetrievedChunk]:
         """Chunks by id, in the order given, scored by cosine with the query."""

@@ -76,7 +76,7 @@ def measure(
     faq_score = None
     qna = settings.tos.qna_collection
     if qna != retriever.collection and retriever.store.count(qna) > 0:
-        hits = retriever.search(question, 1, qna, mode="dense")
+        hits = retriever.search(question, 1, qna, mode="dense", expand=False)
         faq_score = hits[0].score if hits else None
     chunks = retriever.search(question, settings.retrieval.top_k)
     scores = sorted((relevance(question, chunk.content) for chunk in chunks), reverse=True)

@@ -37,7 +37,8 @@ class BandRow(Record):
     thresholds: dict[str, float] = Field(default_factory=dict)
     outcome: str  # a TosOutcome, or the next stage ("documents")
     reason: str | None = _absent_when_none()
-    # Dense and BM25 scores of the best hit, when hybrid search fused them.
+    # Dense and BM25 scores of the best hit, when hybrid search fused them, and what the
+    # signals (rules, triplets) added to it.
     components: dict[str, float] | None = _absent_when_none()
 
 
@@ -58,5 +59,7 @@ class TosDetails(Record):
     verification: VerificationRecord
     path: list[BandRow] = Field(default_factory=list)
     retrieval: Literal["hybrid", "dense"] = "dense"
+    # The documents stage's signals beside search (tos.hybrid): rules, triplets.
+    signals: list[str] | None = _absent_when_none()
     uncertainty_note: str | None = _absent_when_none()
     topics: list[str] | None = _absent_when_none()

@@ -14,7 +14,7 @@ from ragcli.config import TosSettings
 from ragcli.models import RetrievedChunk, Verification
 from ragcli.pipeline import steps
 from ragcli.pipeline.context import RunContext
-from ragcli.pipeline.modes.tos import bands
+from ragcli.pipeline.modes.tos import bands, signals
 from ragcli.pipeline.modes.tos.bands import Band
 from ragcli.pipeline.modes.tos.details import (
     ANSWER_TYPES,
@@ -50,11 +50,12 @@ def docs_bands(tos: TosSettings) -> list[Band]:
 def run(ctx: RunContext, question: str) -> AskResult:
     tos = ctx.settings.tos
     path: list[BandRow] = []
+    rules = signals.load(ctx)
 
-    # The FAQ is matched question to question, always by dense similarity; its band reads
-    # the best similarity whatever the order, so no reranker is asked.
+    # The FAQ is matched question to question, always by dense similarity, never expanded;
+    # its band reads the best similarity whatever the order, so no reranker is asked.
     qna_hits = steps.retrieve(
-        ctx, question, collection=tos.qna_collection, mode="dense", rerank=False
+        ctx, question, collection=tos.qna_collection, mode="dense", rerank=False, expand=False
     )
     qna_row = bands.band(
         ctx,
@@ -71,8 +72,7 @@ def run(ctx: RunContext, question: str) -> AskResult:
     if qna_row.outcome == "qna_answer" and qna_best is not None:
         return _finish(ctx, "qna_answer", _qna_text(qna_best), [qna_best], path, qna_best)
 
-    docs_mode = "hybrid" if tos.hybrid else "dense"
-    docs = steps.retrieve(ctx, question, collection=tos.docs_collection, mode=docs_mode)
+    docs = signals.documents(ctx, question, rules)
     docs_row = bands.band(ctx, "documents", docs, docs_bands(tos), below="handoff", empty="handoff")
     path.append(docs_row)
     docs_score = docs_row.best_score
@@ -251,7 +251,8 @@ def _finish(
         matched_question=_matched_question(qna_best),
         verification=verification,
         path=path,
-        retrieval="hybrid" if tos.hybrid else "dense",
+        retrieval="hybrid" if "bm25" in tos.hybrid else "dense",
+        signals=signals.extra_signals(tos.hybrid) or None,
         uncertainty_note=uncertainty_note,
         topics=topics,
     )
