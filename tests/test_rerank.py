@@ -109,6 +109,7 @@ def test_set_takes_a_nested_rerank_setting_and_refuses_a_bad_one():
 # -- cross-encoder ----------------------------------------------------------------------
 
 
+@pytest.mark.slow  # torch and the cross-encoder load
 def test_ask_answers_from_the_cross_encoders_order_not_the_fused_one(
     sample_store, cross_encoder_folder
 ):
@@ -163,6 +164,7 @@ def test_every_mode_reranks_what_it_retrieves_from_the_documents(
     assert all("rerank" in s.component_scores for s in documents)
 
 
+@pytest.mark.slow  # torch and the cross-encoder load
 def test_search_returns_the_reranked_order_with_its_scores(sample_store, cross_encoder_folder):
     settings = rerank_settings(sample_store, cross_encoder_folder)
     result = service.search(settings, "refund annual plan", top_k=4)
@@ -204,6 +206,7 @@ def test_a_model_not_on_this_machine_is_skipped_in_one_line_and_the_fused_order_
     assert "rerank" not in result.sources[0].component_scores
 
 
+@pytest.mark.slow  # torch and the cross-encoder load
 def test_eval_scores_the_reranker_against_the_same_run_without_it(tmp_path, cross_encoder_folder):
     from tests.test_eval_cli import CORPUS, NDCG_Q2, write_dataset
 
