@@ -11,17 +11,8 @@ from ragcli.errors import ConfigError
 from ragcli.evaluation.questions import LabelledQuestion, load_questions, score
 from ragcli.models import QuestionOutcome
 from tests.support.common import ROOT
+from tests.support.labelled_questions import QUESTIONS
 from tests.support.storecheck import cli_env, ragcli
-
-QUESTIONS = """\
-- question: How long do deleted files stay in the trash?
-  expect_mode: tos
-  expect_evidence: 30 days
-- question: What is the minimum password length for local accounts?
-  expect_mode: standard
-  expect_evidence: ["12"]
-- {question: "What is the capital of France?", expect_mode: crag, answerable: false}
-"""
 
 
 def test_both_file_shapes_load_and_bad_ones_say_why(tmp_path):

@@ -208,7 +208,7 @@ def test_a_model_not_on_this_machine_is_skipped_in_one_line_and_the_fused_order_
 
 @pytest.mark.slow  # torch and the cross-encoder load
 def test_eval_scores_the_reranker_against_the_same_run_without_it(tmp_path, cross_encoder_folder):
-    from tests.test_eval_cli import CORPUS, NDCG_Q2, write_dataset
+    from tests.support.tiny_beir import CORPUS, NDCG_Q2, write_dataset
 
     data = tmp_path / "tiny"
     write_dataset(data)
@@ -237,7 +237,7 @@ def test_eval_scores_the_reranker_against_the_same_run_without_it(tmp_path, cros
 
 def test_eval_refuses_a_reranker_it_cannot_measure(tmp_path):
     from ragcli.errors import RagcliError
-    from tests.test_eval_cli import write_dataset
+    from tests.support.tiny_beir import write_dataset
 
     data = tmp_path / "tiny"
     write_dataset(data)
@@ -252,7 +252,7 @@ def test_eval_refuses_a_reranker_it_cannot_measure(tmp_path):
 def test_eval_of_labelled_questions_runs_each_mode_with_and_without_the_reranker(
     sample_store, tmp_path, cross_encoder_folder
 ):
-    from tests.test_eval_questions import QUESTIONS
+    from tests.support.labelled_questions import QUESTIONS
 
     path = tmp_path / "questions.yaml"
     path.write_text(QUESTIONS)
