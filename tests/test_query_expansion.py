@@ -148,9 +148,8 @@ def test_crags_rewritten_query_gets_its_own_passage(sample_store):
     def reply(body):
         system, prompt = body["messages"][0]["content"], body["messages"][-1]["content"]
         if system == prompts.HYDE_SYSTEM:
-            return (
-                f"A passage about: {prompt.split('<question>')[1].split('</question>')[0].strip()}"
-            )
+            asked = prompt.split("Question: ")[1].split("\nPassage:")[0].strip()
+            return f"A passage about: {asked}"
         if prompt.startswith("Question:") and "Grade each source" in prompt:
             graded.append(1)
             if len(graded) == 1:  # no source answers, several come close: rewrite
@@ -165,6 +164,7 @@ def test_crags_rewritten_query_gets_its_own_passage(sample_store):
         result = service.ask(settings, QUESTION, mode="crag")
     written = step(settings, result, "hyde")
     assert [s.inputs["query"] for s in written] == [QUESTION, "backup archive encryption cipher"]
+    assert written[1].decision.startswith("passage"), (written[1].decision, written[1].notes)
     assert written[1].details["passage"][0]["passage"] == (
         "A passage about: backup archive encryption cipher"
     )
