@@ -35,6 +35,7 @@ def test_a_standard_ask_is_answered_by_the_served_model_and_its_tokens_traced(
         RAGCLI_LLM__BASE_URL=llama,
         RAGCLI_LLM__MODEL=MODEL_NAME,
         RAGCLI_LLM__MAX_TOKENS="60",
+        RAGCLI_LLM__TIMEOUT="300",  # a loaded machine slows the model to seconds a token
     )
     question = "How long is the refund window for annual plans?"
     done = ragcli("ask", question, "--store", str(sample_store), "--json", cwd=tmp_path, env=env)
