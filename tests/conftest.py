@@ -59,3 +59,16 @@ def cross_encoder_folder(tmp_path_factory) -> Path:
     from tests.support.rerankers import build_cross_encoder
 
     return build_cross_encoder(tmp_path_factory.mktemp("reranker") / "cross-encoder")
+
+
+@pytest.fixture(scope="session")
+def llama(tmp_path_factory):
+    """llama.cpp's server (tests/support/llama_server.py), started once for every module
+    that needs a real answer model; its OpenAI base url."""
+    from tests.support.llama_server import start_llama
+
+    log = tmp_path_factory.mktemp("llama") / "llama.log"
+    process, url = start_llama(log)
+    yield url
+    process.terminate()
+    process.wait(timeout=30)

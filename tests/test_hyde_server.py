@@ -11,7 +11,7 @@ import pytest
 
 from ragcli import service
 from tests.support.common import settings_for
-from tests.support.llama_server import MODEL_NAME, installed, start_llama
+from tests.support.llama_server import MODEL_NAME, installed
 from tests.support.storecheck import cli_env, ragcli
 
 pytestmark = [
@@ -19,15 +19,6 @@ pytestmark = [
     pytest.mark.skipif(not installed(), reason="run scripts/install_llama.sh"),
 ]
 QUESTION = "Which cipher is used when I password-protect a backup archive?"
-
-
-@pytest.fixture(scope="module")
-def llama(tmp_path_factory):
-    log = tmp_path_factory.mktemp("llama") / "llama.log"
-    process, url = start_llama(log)
-    yield url
-    process.terminate()
-    process.wait(timeout=30)
 
 
 def model(store, url, **extra):

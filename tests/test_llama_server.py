@@ -8,22 +8,13 @@ import json
 
 import pytest
 
-from tests.support.llama_server import MODEL_NAME, installed, start_llama
+from tests.support.llama_server import MODEL_NAME, installed
 from tests.support.storecheck import cli_env, ragcli
 
 pytestmark = [
     pytest.mark.server,  # a real llama.cpp server
     pytest.mark.skipif(not installed(), reason="run scripts/install_llama.sh"),
 ]
-
-
-@pytest.fixture(scope="module")
-def llama(tmp_path_factory):
-    log = tmp_path_factory.mktemp("llama") / "llama.log"
-    process, url = start_llama(log)
-    yield url
-    process.terminate()
-    process.wait(timeout=30)
 
 
 def test_a_standard_ask_is_answered_by_the_served_model_and_its_tokens_traced(

@@ -13,7 +13,7 @@ import pytest
 
 from ragcli import service
 from tests.support.common import settings_for
-from tests.support.llama_server import MODEL_NAME, installed, start_llama
+from tests.support.llama_server import MODEL_NAME, installed
 
 pytestmark = [
     pytest.mark.server,  # a real llama.cpp server
@@ -21,15 +21,6 @@ pytestmark = [
 ]
 
 QUESTION = "How long is the refund window for annual plans?"
-
-
-@pytest.fixture(scope="module")
-def llama(tmp_path_factory):
-    log = tmp_path_factory.mktemp("llama") / "llama.log"
-    process, url = start_llama(log)
-    yield url
-    process.terminate()
-    process.wait(timeout=30)
 
 
 def llm_settings(store, url: str, **more):
