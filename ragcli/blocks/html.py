@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ragcli.blocks.inline import code_span, heading_title
+from ragcli.blocks.inline import block_text, code_span, heading_title
 from ragcli.blocks.model import (
     Admonition,
     Block,
@@ -60,9 +60,9 @@ class _Walker:
         self.inline: list[str] = []
 
     def flush(self) -> None:
-        text = _collapse("".join(self.inline))
+        text = block_text(_collapse("".join(self.inline)))
         self.inline.clear()
-        if text:
+        if any(c.isalnum() for c in text):
             self.found.append(Paragraph(text))
 
     def walk(self, element: Any, depth: int) -> None:

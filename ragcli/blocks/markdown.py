@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragcli.blocks.includes import Include, include_of, includes_in
-from ragcli.blocks.inline import code_span, heading_title
+from ragcli.blocks.inline import block_text, code_span, heading_title
 from ragcli.blocks.model import (
     Admonition,
     Block,
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.rules_block import StateBlock
     from markdown_it.token import Token
-    from markdown_it.tree import SyntaxTreeNode
 
 # `/// tip | Title`: a pymdownx block's opening line (three or more slashes and a name).
 SLASH_OPEN = re.compile(r"^(/{3,})\s*([A-Za-z][\w-]*)\s*(?:\|\s*(.*?))?\s*$")
@@ -54,17 +53,16 @@ UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[([^\[\]\n]*)\]")
 # pymdownx tabs hold alternatives of the same content (a Python 3.10+ version and a 3.7+
 # one): their blocks are read in place, not as an admonition.
 TRANSPARENT = frozenset({"tab", "html", "div"})
+# Tags and comments, to tell an HTML block that holds no text without parsing it.
+TAG_OR_COMMENT = re.compile(r"<!--.*?(?:-->|$)|<[^<>]*>", re.S)
 # A streamed document's unfinished block is carried into the next piece up to this size.
 MAX_CARRIED = 8 << 20
 
 
 def read_markdown(text: str, indented_code: bool = True) -> Document:
     """`text` as blocks; headings carry their path from the document's top."""
-    tokens = _parser(indented_code).parse(text)
-    from markdown_it.tree import SyntaxTreeNode
-
     reader = _Reader()
-    blocks = reader.blocks(SyntaxTreeNode(tokens).children)
+    blocks = reader.blocks(_tree(_parser(indented_code).parse(text)))
     return Document(with_paths(blocks), reader.metadata)
 
 
@@ -178,24 +176,54 @@ def _slash_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     return True
 
 
+class _Node:
+    """A block of the token stream with the blocks inside it: an opening token's type
+    without `_open` (`bullet_list`), or a token of its own (`fence`, `inline`). Lighter
+    than markdown-it's SyntaxTreeNode, which the reader does not need."""
+
+    __slots__ = ("type", "token", "children")
+
+    def __init__(self, token: Token) -> None:
+        self.token = token
+        self.type = token.type[:-5] if token.nesting == 1 else token.type
+        self.children: list[_Node] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.token, name)  # tag, info, content, markup, attrs, meta, map
+
+
+def _tree(tokens: list[Token]) -> list[_Node]:
+    top: list[_Node] = []
+    stack = [top]
+    for token in tokens:
+        if token.nesting == -1:
+            stack.pop()
+            continue
+        node = _Node(token)
+        stack[-1].append(node)
+        if token.nesting == 1:
+            stack.append(node.children)
+    return top
+
+
 class _Reader:
-    """The syntax tree's nodes into blocks."""
+    """The block tree's nodes into blocks."""
 
     def __init__(self) -> None:
         self.metadata: dict[str, str] = {}
 
-    def blocks(self, nodes: list[SyntaxTreeNode], depth: int = 0) -> list[Block]:
+    def blocks(self, nodes: list[_Node], depth: int = 0) -> list[Block]:
         found: list[Block] = []
         for node in nodes:
             found.extend(self.block(node, depth))
         return found
 
-    def block(self, node: SyntaxTreeNode, depth: int) -> list[Block]:
+    def block(self, node: _Node, depth: int) -> list[Block]:
         kind = node.type
         if kind == "heading":
             return [Heading(int(node.tag[1:]), heading_title(_inline(node)), ())]
         if kind == "paragraph":
-            return _paragraph(_inline(node), _inline_source(node))
+            return _paragraph(block_text(_inline(node)), _inline_source(node))
         if kind in ("fence", "code_block"):
             return [_code(node.info if kind == "fence" else "", node.content)]
         if kind in ("bullet_list", "ordered_list"):
@@ -214,6 +242,8 @@ class _Reader:
         if kind == "dl":
             return self.definitions(node, depth)
         if kind == "html_block":
+            if not TAG_OR_COMMENT.sub("", node.content).strip():
+                return []  # tags and comments only (`<Listing …>`, `<!-- … -->`): no text
             from ragcli.blocks.html import html_blocks
 
             return html_blocks(node.content)
@@ -224,7 +254,7 @@ class _Reader:
             return []
         return self.blocks(node.children, depth)  # a container of blocks
 
-    def list_items(self, node: SyntaxTreeNode, depth: int) -> list[Block]:
+    def list_items(self, node: _Node, depth: int) -> list[Block]:
         found: list[Block] = []
         ordered = node.type == "ordered_list"
         start = int(node.attrs.get("start", 1)) if ordered else 1
@@ -234,7 +264,7 @@ class _Reader:
             rest: list[Block] = []
             for child in item.children:
                 if child.type == "paragraph" and not rest:
-                    lines.append(_inline(child))
+                    lines.append(block_text(_inline(child)))
                 else:
                     rest.extend(self.block(child, depth + 1))
             text = " ".join(" ".join(lines).split())
@@ -243,7 +273,7 @@ class _Reader:
             found.extend(rest)
         return found
 
-    def quote(self, node: SyntaxTreeNode, depth: int) -> list[Block]:
+    def quote(self, node: _Node, depth: int) -> list[Block]:
         """A quote's blocks; a GitHub callout (`> [!NOTE]`) is an admonition."""
         children = node.children
         if children and children[0].type == "paragraph":
@@ -257,7 +287,7 @@ class _Reader:
                 return [Admonition(callout.group(1).lower(), title, tuple(inner))]
         return self.blocks(children, depth)
 
-    def admonition(self, node: SyntaxTreeNode, depth: int) -> list[Block]:
+    def admonition(self, node: _Node, depth: int) -> list[Block]:
         title, inner = "", []
         for child in node.children:
             if child.type == "admonition_title":
@@ -267,7 +297,7 @@ class _Reader:
         kind = str(node.meta.get("tag", "") or "note").lower()
         return [Admonition(kind, title if title.lower() != kind else "", tuple(inner))]
 
-    def definitions(self, node: SyntaxTreeNode, depth: int) -> list[Block]:
+    def definitions(self, node: _Node, depth: int) -> list[Block]:
         """A definition list: each term with its definitions, as a list item."""
         found: list[Block] = []
         term = ""
@@ -283,51 +313,45 @@ class _Reader:
         return found
 
 
-def _inline(node: SyntaxTreeNode) -> str:
+def _inline(node: _Node) -> str:
     """The text of a block's inline content: links as their text, emphasis dropped, code
     spans in backticks, HTML tags and images dropped; a soft break stays a line break."""
     parts: list[str] = []
     for child in node.children:
         if child.type == "inline":
-            _render_inline(child.children, parts)
+            _render_inline(child.token.children or [], parts)
     return UNRESOLVED_REFERENCE.sub(r"\1", "".join(parts)).strip()
 
 
-def _inline_source(node: SyntaxTreeNode) -> str:
-    return "".join(child.content for child in node.children if child.type == "inline")
+def _inline_source(node: _Node) -> str:
+    return "".join(child.token.content for child in node.children if child.type == "inline")
 
 
-def _render_inline(nodes: list[SyntaxTreeNode], parts: list[str]) -> None:
-    for node in nodes:
-        kind = node.type
+def _render_inline(tokens: list[Token], parts: list[str]) -> None:
+    """Inline tokens (a flat stream: a link's text between link_open and link_close)."""
+    for token in tokens:
+        kind = token.type
         if kind == "text":
-            parts.append(node.content)
+            parts.append(token.content)
         elif kind == "code_inline":
-            parts.append(code_span(node.content))
-        elif kind == "softbreak":
-            parts.append("\n")
-        elif kind == "hardbreak":
+            parts.append(code_span(token.content))
+        elif kind in ("softbreak", "hardbreak"):
             parts.append("\n")
         elif kind == "html_inline":
-            if node.content.lower().startswith("<br"):
+            if token.content.lower().startswith("<br"):
                 parts.append(" ")
-        elif kind == "image":
-            continue
-        else:  # links, emphasis, spans: their text
-            _render_inline(node.children, parts)
+        elif kind != "image" and token.nesting == 0 and token.content:
+            parts.append(token.content)  # another plugin's text-bearing token
 
 
 def _text(source: str) -> str:
     """Inline Markdown (a title) as text."""
     if not source.strip():
         return ""
-    tokens = _parser(False).parseInline(source)
-    from markdown_it.tree import SyntaxTreeNode
-
     parts: list[str] = []
-    for token in SyntaxTreeNode(tokens).children:
+    for token in _parser(False).parseInline(source):
         if token.type == "inline":
-            _render_inline(token.children, parts)
+            _render_inline(token.children or [], parts)
     return " ".join(UNRESOLVED_REFERENCE.sub(r"\1", "".join(parts)).split())
 
 
@@ -374,7 +398,7 @@ def _include_block(include: Include, language: str) -> CodeBlock:
     )
 
 
-def _table(node: SyntaxTreeNode) -> Table:
+def _table(node: _Node) -> Table:
     rows: list[tuple[str, ...]] = []
     header: tuple[str, ...] = ()
     for part in node.children:  # thead, tbody
@@ -426,14 +450,12 @@ def iter_markdown_blocks(pieces: Iterable[str]) -> Iterator[Block]:
     """The blocks of a document read in pieces (a file too large to hold whole): each
     piece is parsed with what the last one left unfinished, its last block held back
     until the next piece shows where it ends."""
-    from markdown_it.tree import SyntaxTreeNode
-
     reader = _Reader()
     paths = HeadingPath()
     carried = ""
     for piece in pieces:
         text = carried + piece
-        nodes = SyntaxTreeNode(_parser(True).parse(text)).children
+        nodes = _tree(_parser(True).parse(text))
         last = nodes[-1].map[0] if nodes and nodes[-1].map else None
         if len(text) > MAX_CARRIED:  # one block as long as this: read as it stands
             yield from paths.place(reader.blocks(nodes))
@@ -445,5 +467,5 @@ def iter_markdown_blocks(pieces: Iterable[str]) -> Iterator[Block]:
         yield from paths.place(reader.blocks(nodes[:-1]))
         carried = "\n".join(text.split("\n")[last:])
     if carried.strip():
-        nodes = SyntaxTreeNode(_parser(True).parse(carried)).children
+        nodes = _tree(_parser(True).parse(carried))
         yield from paths.place(reader.blocks(nodes))

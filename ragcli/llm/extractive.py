@@ -128,18 +128,27 @@ def _is_reference(unit: Unit) -> bool:
 
 def introduced(text: str, position: int) -> tuple[str, int]:
     """The list items, table rows or code block right after unit `position` of `text`
-    (what a lead-in ending with a colon introduces), and how many units that is."""
+    (what a lead-in ending with a colon introduces), and how many units that is (an item's
+    later sentences are units of their own, quoted on its line)."""
     found = units(text)
     following: list[str] = []
+    taken = 0
+    last: Unit | None = None
     for unit in found[position + 1 :]:
+        if last is not None and last.kind == "item" and unit.block is last.block:
+            following[-1] += f" {unit.text}"
+            taken += 1
+            continue
         if unit.kind not in ("item", "row", "code") or (following and unit.kind == "code"):
             break
         if _is_reference(unit):
             break
+        last = unit
         following.append(unit.text)
+        taken += 1
         if unit.kind == "code":
             break
-    return "\n".join(following), len(following)
+    return "\n".join(following), taken
 
 
 def section_example(text: str, position: int) -> tuple[str, int] | None:

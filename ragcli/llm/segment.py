@@ -73,7 +73,12 @@ def block_units(block: Block, opens_section: bool = False) -> list[Unit]:
     if isinstance(block, Heading):
         return [Unit(f"{'#' * block.level} {block.title}", "heading", block)]
     if isinstance(block, ListItem):
-        return [Unit(f"{block.marker} {' '.join(block.text.split())}", "item", block)]
+        # An item of several sentences is a paragraph in a list: its first sentence is the
+        # item, the others sentences of their own (introduced() quotes them together).
+        first, *rest = SENTENCE_END.split(" ".join(block.text.split()))
+        return [Unit(f"{block.marker} {first}", "item", block)] + [
+            Unit(sentence, "sentence", block) for sentence in rest if sentence.strip()
+        ]
     if isinstance(block, CodeBlock):
         return [Unit(fenced(block), "code", block)]
     if isinstance(block, Table):
