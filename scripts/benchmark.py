@@ -775,9 +775,7 @@ def long_markdown_corpus(folder: Path, copies: int) -> None:
             fenced = False
             for line in source.read_text(encoding="utf-8").splitlines():
                 fenced ^= line.lstrip().startswith("```")
-                plain = (
-                    line.strip() and not fenced and not line.lstrip().startswith(("|", "#", "```"))
-                )
+                plain = line.strip() and not fenced and not line.lstrip().startswith(("|", "#", "```"))
                 lines.append(f"{line} (copy {copy})" if plain else line)
             (folder / f"{source.stem}-{copy}.md").write_text("\n".join(lines), encoding="utf-8")
 
@@ -827,9 +825,8 @@ def engine_row(corpus: Path, texts: list[str], work: Path, env: dict[str, str], 
         return seconds, out
 
     found = measure_engine(corpus, texts, work, env, timed, say)
-    return Row(
-        "ingest", found["name"], found["value"], found["target"], found["passed"], found["data"]
-    )
+    return Row("ingest", found["name"], found["value"], found["target"], found["passed"],
+               found["data"])
 
 
 def rename_row(

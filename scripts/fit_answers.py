@@ -142,9 +142,7 @@ def collect(name: str, paths: list[Path], questions: list[Question], work: Path)
         labels, sizes = [], []
         for s in scored:
             text = llm.as_quoted(s.candidate)  # with the heading it carries
-            if s.features[
-                FEATURES.index("lead_in")
-            ]:  # a lead-in: what it introduces is quoted with it
+            if s.features[FEATURES.index("lead_in")]:  # a lead-in: what it introduces is quoted with it
                 text += (
                     "\n"
                     + introduced(

@@ -99,7 +99,9 @@ def main() -> int:
     scores, documents, qrels = candidate_scores(args.store, args.data, args.split)
     queries = [q for q in qrels if q in scores]
     # Every query's nDCG at every weight once; a fold's mean is then a sum.
-    per_query = {w: {q: score(scores, documents, qrels, [q], w) for q in queries} for w in WEIGHTS}
+    per_query = {
+        w: {q: score(scores, documents, qrels, [q], w) for q in queries} for w in WEIGHTS
+    }
 
     def mean(weight: float, subset: list[str]) -> float:
         return statistics.fmean(per_query[weight][q] for q in subset)
@@ -109,13 +111,9 @@ def main() -> int:
         rest = [q for q in queries if q not in set(fold)]
         chosen = max(WEIGHTS, key=lambda w: (round(mean(w, rest), 4), -abs(w - configured)))
         rows.append(
-            {
-                "fold": n,
-                "queries": len(fold),
-                "chosen_weight": chosen,
-                "configured": round(mean(configured, fold), 4),
-                "fitted": round(mean(chosen, fold), 4),
-            }
+            {"fold": n, "queries": len(fold), "chosen_weight": chosen,
+             "configured": round(mean(configured, fold), 4),
+             "fitted": round(mean(chosen, fold), 4)}
         )
     summary = {
         "configured_weight": configured,
@@ -124,25 +122,19 @@ def main() -> int:
     }
     for key in ("configured", "fitted"):
         values = [row[key] for row in rows]
-        summary[key] = {
-            "mean": round(statistics.fmean(values), 4),
-            "spread": round(max(values) - min(values), 4),
-        }
+        summary[key] = {"mean": round(statistics.fmean(values), 4),
+                        "spread": round(max(values) - min(values), 4)}
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
     print(f"{METRIC} on {len(queries)} {args.split} queries, all of them, by dense weight:")
     print("  " + "  ".join(f"{w}: {v}" for w, v in summary["all_queries"].items()))
-    print(
-        f"{args.folds} folds: configured weight {configured} against the weight fitted on "
-        "the other folds"
-    )
+    print(f"{args.folds} folds: configured weight {configured} against the weight fitted on "
+          "the other folds")
     for row in rows:
-        print(
-            f"  fold {row['fold']} ({row['queries']} queries): configured "
-            f"{row['configured']:.4f}, fitted {row['fitted']:.4f} (weight "
-            f"{row['chosen_weight']})"
-        )
+        print(f"  fold {row['fold']} ({row['queries']} queries): configured "
+              f"{row['configured']:.4f}, fitted {row['fitted']:.4f} (weight "
+              f"{row['chosen_weight']})")
     for key in ("configured", "fitted"):
         print(f"  {key}: mean {summary[key]['mean']:.4f}, spread {summary[key]['spread']:.4f}")
     return 0

@@ -37,18 +37,10 @@ def resave(source: Path, target: Path, filter_name: str) -> None:
     with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as profile:
         subprocess.run(
             [
-                "soffice",
-                f"-env:UserInstallation=file://{profile}",
-                "--headless",
-                "--convert-to",
-                filter_name,
-                "--outdir",
-                out,
-                str(source),
+                "soffice", f"-env:UserInstallation=file://{profile}", "--headless",
+                "--convert-to", filter_name, "--outdir", out, str(source),
             ],
-            check=True,
-            capture_output=True,
-            timeout=180,
+            check=True, capture_output=True, timeout=180,
         )
         made = next(Path(out).iterdir())
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -62,7 +54,8 @@ def main() -> None:
         pptx = make_pptx(work / "quarterly_review.pptx")
         xlsx = make_xlsx(work / "support_desks.xlsx")
         resave(docx, SAMPLE_DOCS / "onboarding_checklist.docx", "docx:MS Word 2007 XML")
-        resave(pptx, SAMPLE_DOCS / "quarterly_review.pptx", "pptx:Impress MS PowerPoint 2007 XML")
+        resave(pptx, SAMPLE_DOCS / "quarterly_review.pptx",
+               "pptx:Impress MS PowerPoint 2007 XML")
         resave(xlsx, SAMPLE_DOCS / "support_desks.xlsx", "xlsx:Calc MS Excel 2007 XML")
         scanned_pdf(SAMPLE_DOCS / "scanned_memo.pdf", SAMPLE_SCAN_LINES)
         # Formats only LibreOffice writes here: OpenDocument and the legacy binary ones.
