@@ -224,7 +224,7 @@ def test_rst_is_read_by_docutils_with_sphinx_roles_and_directives(capfd):
     assert blocks == [
         Heading(1, "Quickstart", ("Quickstart",)),
         Paragraph("See `RequestsCookieJar`, `requests.get()`, `json=` and\nSending JSON."),
-        Paragraph("New in version 2.4.2. The `json` parameter."),
+        Paragraph("New in version 2.4.2: the `json` parameter."),
         Heading(2, "Make a Request", ("Quickstart", "Make a Request")),
         Paragraph("Begin by importing the module:"),
         CodeBlock("", ">>> import requests"),
@@ -273,3 +273,8 @@ def test_html_reads_into_the_same_blocks():
         CodeBlock("python", "print(1)"),
         Table(("Name", "Value"), (("a", "1"),)),
     ]
+
+
+def test_a_version_note_is_one_sentence_that_holds_the_version():
+    blocks = read_markdown("/// version-added | v2.12\n\nThe `exclude_if` parameter.\n\n///\n").blocks
+    assert blocks == [Paragraph("Version added v2.12: the `exclude_if` parameter.")]

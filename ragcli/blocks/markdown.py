@@ -53,6 +53,9 @@ UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[([^\[\]\n]*)\]")
 # pymdownx tabs hold alternatives of the same content (a Python 3.10+ version and a 3.7+
 # one): their blocks are read in place, not as an admonition.
 TRANSPARENT = frozenset({"tab", "html", "div"})
+# An admonition that notes a version: pymdownx's `version-added`, `version-changed`,
+# `deprecated-removed`.
+VERSION_NOTE = re.compile(r"^(?:version|deprecated)[\w-]*$")
 # Tags and comments, to tell an HTML block that holds no text without parsing it.
 TAG_OR_COMMENT = re.compile(r"<!--.*?(?:-->|$)|<[^<>]*>", re.S)
 # A streamed document's unfinished block is carried into the next piece up to this size.
@@ -238,7 +241,7 @@ class _Reader:
             inner = self.blocks(node.children, depth)
             if node.info in TRANSPARENT:
                 return inner
-            return [Admonition(node.info, _text(node.meta.get("title", "")), tuple(inner))]
+            return _admonition(node.info, _text(node.meta.get("title", "")), inner)
         if kind == "dl":
             return self.definitions(node, depth)
         if kind == "html_block":
@@ -295,7 +298,7 @@ class _Reader:
             else:
                 inner.extend(self.block(child, depth))
         kind = str(node.meta.get("tag", "") or "note").lower()
-        return [Admonition(kind, title if title.lower() != kind else "", tuple(inner))]
+        return _admonition(kind, title if title.lower() != kind else "", inner)
 
     def definitions(self, node: _Node, depth: int) -> list[Block]:
         """A definition list: each term with its definitions, as a list item."""
@@ -311,6 +314,19 @@ class _Reader:
                 found.append(ListItem(text, "-", depth))
                 found.extend(inner[1:] if first else inner)
         return found
+
+
+def _admonition(kind: str, title: str, inner: list[Block]) -> list[Block]:
+    """An admonition; a version note (`/// version-added | v2.12`) is its sentence, as
+    reST's `.. versionadded::` is: "Version added v2.12: the `exclude_if` parameter."
+    (one sentence, so that a quote of it holds the version)."""
+    if not VERSION_NOTE.match(kind):
+        return [Admonition(kind, title, tuple(inner))]
+    said = f"{kind.replace('-', ' ').capitalize()} {title}".strip()
+    if inner and isinstance(inner[0], Paragraph):
+        text = inner[0].text
+        return [Paragraph(f"{said}: {text[:1].lower()}{text[1:]}"), *inner[1:]]
+    return [Paragraph(f"{said}."), *inner]
 
 
 def _inline(node: _Node) -> str:

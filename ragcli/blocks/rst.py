@@ -206,10 +206,13 @@ def _directive_class(name: str) -> type:
                 return []
             found: list[Any] = []
             if self.name in VERSIONS:
+                # One sentence, so that a quote of it holds the version.
                 version, _, said = argument.partition("\n")
-                inline, _ = self.state.inline_text(" ".join(said.split()), self.lineno)
-                words = nodes.Text(f"{VERSIONS[self.name]} {version.strip()}." + " ")
-                found.append(nodes.paragraph("", "", words, *inline))
+                said = " ".join(said.split())
+                said = said[:1].lower() + said[1:]
+                inline, _ = self.state.inline_text(said, self.lineno)
+                words = f"{VERSIONS[self.name]} {version.strip()}" + (": " if said else ".")
+                found.append(nodes.paragraph("", "", nodes.Text(words), *inline))
             elif self.name in ADMONITION_NODES:
                 box = nodes.admonition()
                 box["classes"] = [self.name]
