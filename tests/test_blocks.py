@@ -276,5 +276,7 @@ def test_html_reads_into_the_same_blocks():
 
 
 def test_a_version_note_is_one_sentence_that_holds_the_version():
-    blocks = read_markdown("/// version-added | v2.12\n\nThe `exclude_if` parameter.\n\n///\n").blocks
+    blocks = read_markdown(
+        "/// version-added | v2.12\n\nThe `exclude_if` parameter.\n\n///\n"
+    ).blocks
     assert blocks == [Paragraph("Version added v2.12: the `exclude_if` parameter.")]
