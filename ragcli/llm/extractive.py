@@ -72,6 +72,7 @@ BEARING = ("relevance", "context", "section")
 # blocks already: ragcli/blocks/includes.py.)
 TEMPLATE_DIRECTIVE = re.compile(r"^\s*\{([%{]).*[%}]\}\s*$", re.S)
 FENCE = re.compile(r"^\s*(?:```|~~~)")
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
 # A terminal transcript shows a run's output, not how to write the solution.
 OUTPUT_LANGUAGES = frozenset({"console", "output", "text", "txt"})
 ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
@@ -151,31 +152,36 @@ def introduced(text: str, position: int) -> tuple[str, int]:
     return "\n".join(following), taken
 
 
-def section_example(text: str, position: int) -> tuple[str, int] | None:
-    """The code example of the section unit `position` of `text` sits in: the first fenced
-    block after it before the next heading, else the last one before it since the heading;
-    with its unit index. A terminal transcript (```console) shows a run's output, not how
-    to write the solution, so it is not an example."""
+def section_example(text: str, position: int, names: str = "") -> tuple[str, int] | None:
+    """The code example of the section unit `position` of `text` sits in, with its unit
+    index: of the section's code blocks (since its heading, up to the next), the first after
+    the unit that shows a name the unit quotes (a code span of `names`), else the first
+    after it, else the last before it. A terminal transcript (```console) shows a run's
+    output, and an include block shows nothing, so neither is an example."""
     found = units(text)
 
     def example(i: int) -> bool:
-        unit = found[i]
-        block = unit.block
+        block = found[i].block
         if not isinstance(block, CodeBlock) or block.is_reference:
             return False
         return block.language not in OUTPUT_LANGUAGES
 
+    after: list[int] = []
     for i in range(position + 1, len(found)):
         if found[i].kind == "heading":
             break
         if example(i):
-            return found[i].text, i
+            after.append(i)
+    before: list[int] = []
     for i in range(position - 1, -1, -1):
         if found[i].kind == "heading":
             break
         if example(i):
-            return found[i].text, i
-    return None
+            before.append(i)
+    wanted = [n for n in CODE_SPAN.findall(names) if len(n) > 2]
+    showing = [i for i in after + before if any(n in found[i].text for n in wanted)]
+    chosen = (showing or after or before or [None])[0]
+    return None if chosen is None else (found[chosen].text, chosen)
 
 
 def _same(one: Candidate, other: Candidate) -> bool:
@@ -402,7 +408,7 @@ class ExtractiveBackend:
         if best.features[FEATURES.index("lead_in")]:
             return None  # a lead-in brings its own
         chunk = chunks[candidate.chunk_number - 1].content
-        found = section_example(chunk, candidate.position)
+        found = section_example(chunk, candidate.position, self.as_quoted(candidate))
         if found is None:
             return None
         text, position = found
