@@ -280,3 +280,17 @@ def test_a_version_note_is_one_sentence_that_holds_the_version():
         "/// version-added | v2.12\n\nThe `exclude_if` parameter.\n\n///\n"
     ).blocks
     assert blocks == [Paragraph("Version added v2.12: the `exclude_if` parameter.")]
+
+
+def test_a_markdown_file_read_in_pieces_gives_the_blocks_read_whole():
+    """A file too large to hold is read in pieces; a block a cut falls inside (a code
+    block with blank lines, a list) is carried into the next piece, headings keep paths."""
+    from ragcli.blocks.markdown import iter_markdown_blocks
+
+    part = (
+        "# Guide\n\nIntro text.\n\n## Install\n\n```bash\npip install x\n\n\npip check\n```\n\n"
+        "- one\n- two\n\nClosing words.\n\n"
+    )
+    text = part * 40
+    pieces = [text[i : i + 97] for i in range(0, len(text), 97)]
+    assert list(iter_markdown_blocks(pieces)) == read_markdown(text).blocks
