@@ -20,6 +20,7 @@ from ragcli.blocks.model import Block, CodeBlock, Heading, ListItem, Paragraph, 
 from ragcli.blocks.render import fenced
 from ragcli.ingest.loaders.tables import row_line
 
+WORDS = re.compile(r"\w+")
 UnitKind = Literal["sentence", "item", "row", "code", "heading"]
 
 # A field of a loader's table row (ingest/loaders/tables.py): a short column name, ": ", a
@@ -75,9 +76,16 @@ def block_units(block: Block, opens_section: bool = False) -> list[Unit]:
     if isinstance(block, ListItem):
         # An item of several sentences is a paragraph in a list: its first sentence is the
         # item, the others sentences of their own (introduced() quotes them together).
-        first, *rest = SENTENCE_END.split(" ".join(block.text.split()))
+        # A fragment ("(Default 100)") stays with the sentence before it.
+        sentences: list[str] = []
+        for sentence in SENTENCE_END.split(" ".join(block.text.split())):
+            if sentences and len(WORDS.findall(sentence)) < 3:
+                sentences[-1] += f" {sentence}"
+            elif sentence.strip():
+                sentences.append(sentence)
+        first, *rest = sentences or [""]
         return [Unit(f"{block.marker} {first}", "item", block)] + [
-            Unit(sentence, "sentence", block) for sentence in rest if sentence.strip()
+            Unit(sentence, "sentence", block) for sentence in rest
         ]
     if isinstance(block, CodeBlock):
         return [Unit(fenced(block), "code", block)]
