@@ -294,3 +294,8 @@ def test_a_markdown_file_read_in_pieces_gives_the_blocks_read_whole():
     text = part * 40
     pieces = [text[i : i + 97] for i in range(0, len(text), 97)]
     assert list(iter_markdown_blocks(pieces)) == read_markdown(text).blocks
+
+
+def test_a_terminal_transcript_loses_its_colour_tags_only():
+    text = '```console\n$ python main.py\n\n<font color="#F92672"><b>Alert!</b></font> 1 < 2\n```'
+    assert read_markdown(text).blocks == [CodeBlock("console", "$ python main.py\n\nAlert! 1 < 2")]

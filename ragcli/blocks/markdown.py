@@ -56,6 +56,10 @@ TRANSPARENT = frozenset({"tab", "html", "div"})
 # An admonition that notes a version: pymdownx's `version-added`, `version-changed`,
 # `deprecated-removed`.
 VERSION_NOTE = re.compile(r"^(?:version|deprecated)[\w-]*$")
+# A terminal transcript's colours, as MkDocs sites that animate it (termynal) write them:
+# `<font color="#F92672"><b>Alert!</b></font>`. Its reader sees the colour, not the tag.
+TRANSCRIPTS = frozenset({"console", "shell-session", "termynal"})
+COLOUR_TAG = re.compile(r"</?(?:font|b|i|u|strong|em|span)(?:\s[^<>]*)?>")
 # Tags and comments, to tell an HTML block that holds no text without parsing it.
 TAG_OR_COMMENT = re.compile(r"<!--.*?(?:-->|$)|<[^<>]*>", re.S)
 # A streamed document's unfinished block is carried into the next piece up to this size.
@@ -405,6 +409,8 @@ def _code(info: str, text: str) -> CodeBlock:
     found = includes_in(text)
     if found:
         return _include_block(found[0], language)
+    if language in TRANSCRIPTS:
+        text = COLOUR_TAG.sub("", text)
     return CodeBlock(language, text.rstrip("\n"))
 
 
