@@ -299,3 +299,8 @@ def test_a_markdown_file_read_in_pieces_gives_the_blocks_read_whole():
 def test_a_terminal_transcript_loses_its_colour_tags_only():
     text = '```console\n$ python main.py\n\n<font color="#F92672"><b>Alert!</b></font> 1 < 2\n```'
     assert read_markdown(text).blocks == [CodeBlock("console", "$ python main.py\n\nAlert! 1 < 2")]
+
+
+def test_a_heading_inside_a_quote_titles_the_aside_not_a_section():
+    blocks = read_markdown("# Ownership\n\n> ### The Stack\n>\n> Aside.\n\nAfter.").blocks
+    assert blocks[1:] == [Paragraph("The Stack"), Paragraph("Aside."), Paragraph("After.")]

@@ -292,7 +292,12 @@ class _Reader:
                 inner += self.blocks(children[1:], depth)
                 title = _text(callout.group(2))
                 return [Admonition(callout.group(1).lower(), title, tuple(inner))]
-        return self.blocks(children, depth)
+        # A quote is an aside (the Rust book's "> ### The Stack and the Heap"): a heading
+        # inside it titles the aside, not a section of the page.
+        return [
+            Paragraph(block.title) if isinstance(block, Heading) else block
+            for block in self.blocks(children, depth)
+        ]
 
     def admonition(self, node: _Node, depth: int) -> list[Block]:
         title, inner = "", []
