@@ -180,8 +180,8 @@ def section_example(text: str, position: int, names: str = "") -> tuple[str, int
             before.append(i)
     wanted = [n for n in CODE_SPAN.findall(names) if len(n) > 2]
     showing = [i for i in after + before if any(n in found[i].text for n in wanted)]
-    chosen = (showing or after or before or [None])[0]
-    return None if chosen is None else (found[chosen].text, chosen)
+    ranked = showing or after or before
+    return (found[ranked[0]].text, ranked[0]) if ranked else None
 
 
 def _same(one: Candidate, other: Candidate) -> bool:
