@@ -4,6 +4,7 @@ from ragcli.embedding.embedder import bundled_model_dir
 from ragcli.embedding.wordpieces import TokenCounter
 from ragcli.ingest.chunker import Chunker
 from ragcli.ingest.loaders import Section
+from ragcli.ingest.loaders.text import markdown_sections
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +133,8 @@ def test_a_code_block_with_blank_lines_stays_in_one_chunk(counter):
     )
     prose = [" ".join(["Options are set as parameters."] * 6) + f" Part {i}." for i in range(8)]
     text = "\n\n".join(prose[:4] + [code] + prose[4:])
-    chunks = Chunker(counter, max_tokens=128, overlap_tokens=16).chunk([Section(text)])
+    # Markdown reaches the chunker read into blocks (ragcli/blocks/), as the loader reads it.
+    chunks = Chunker(counter, max_tokens=128, overlap_tokens=16).chunk(markdown_sections(text))
     assert len(chunks) >= 3
     holding = [c for c in chunks if "import typer" in c.text]
     assert holding and all(code in c.text for c in holding)
@@ -143,7 +145,7 @@ def test_a_code_block_with_blank_lines_stays_in_one_chunk(counter):
 def test_a_code_block_longer_than_the_window_is_cut_between_lines_with_its_fences(counter):
     body = [f"    value_{i} = compute(value_{i - 1}, factor={i})" for i in range(1, 80)]
     code = "```python\ndef pipeline():\n" + "\n".join(body) + "\n\n    return value_79\n```"
-    chunks = Chunker(counter, max_tokens=128, overlap_tokens=0).chunk([Section(code)])
+    chunks = Chunker(counter, max_tokens=128, overlap_tokens=0).chunk(markdown_sections(code))
     assert len(chunks) > 3
     seen = []
     for chunk in chunks:

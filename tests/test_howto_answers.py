@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from ragcli import service
-from ragcli.llm.subject import heading_name, lacks_subject, with_heading
+from ragcli.llm.segment import units
+from ragcli.llm.subject import heading_name, with_heading
 from ragcli.llm.text import sentences, strip_citations
 from tests.support.common import settings_for
 
@@ -39,21 +40,20 @@ def test_a_heading_is_a_name_when_it_is_one_identifier(heading, name):
     assert heading_name(heading) == name
 
 
-@pytest.mark.parametrize(
-    "sentence, lacks",
-    [
-        ("Handles GZip responses for any request.", True),
-        ("Returns the parsed value.", True),
-        ("Used to set the level of compression.", True),
-        ("Options are shown in the help.", False),  # a plural noun, then its verb
-        ("Settings can be changed at run time.", False),
-        ("This middleware handles GZip responses.", False),
-        ("Process the file first.", False),  # an imperative: its subject is the reader
-        ("Typer uses Click underneath.", False),
-    ],
-)
-def test_a_sentence_lacks_a_subject_when_it_opens_with_its_verb(sentence, lacks):
-    assert lacks_subject(sentence) is lacks
+def test_only_the_first_sentence_under_a_heading_opens_its_section():
+    """Structure, not words, tells which sentence is about the heading: the first of the
+    first paragraph under it."""
+    text = (
+        "## `GZipMiddleware`\n\nHandles GZip responses. Compresses bodies.\n\n"
+        "- Options are shown in the help.\n\nLater it restarts."
+    )
+    found = [(u.text, u.opens_section) for u in units(text) if u.kind != "heading"]
+    assert found == [
+        ("Handles GZip responses.", True),
+        ("Compresses bodies.", False),
+        ("- Options are shown in the help.", False),
+        ("Later it restarts.", False),
+    ]
 
 
 def test_the_heading_is_carried_only_when_it_is_the_subject():
@@ -65,6 +65,7 @@ def test_the_heading_is_carried_only_when_it_is_the_subject():
         "The `GZipMiddleware` handles it."
     )
     assert with_heading("Handles large files.", "Large responses") == "Handles large files."
+    assert with_heading("Typer uses Click.", "typer") == "Typer uses Click."
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +97,7 @@ def test_the_answer_names_the_class_its_section_is_titled_with(ask):
     """The sentence "Handles GZip responses …" sits under "## `GZipMiddleware`": quoted
     alone it does not say what handles them."""
     answer = ask("How do I send gzip compressed responses?")
-    assert first_sentence(answer).startswith("**`GZipMiddleware`**: handles GZip responses")
+    assert answer.startswith("**`GZipMiddleware`**: handles GZip responses"), answer
 
 
 def test_the_support_list_shows_the_carried_heading_without_markup(ask_result):
@@ -127,5 +128,5 @@ def test_a_what_question_gets_the_heading_and_stays_in_its_section(ask):
     """The question asks for a name: the sentence that answers it opens with its verb
     under "## `TrustedHostMiddleware`", and nothing from the other sections is added."""
     answer = ask("What protects against HTTP Host header attacks?")
-    assert first_sentence(answer).startswith("**`TrustedHostMiddleware`**: checks that")
+    assert answer.startswith("**`TrustedHostMiddleware`**: checks that"), answer
     assert "[2]" not in answer

@@ -84,7 +84,7 @@ def test_changed_file_is_replaced_without_duplicates_or_orphans(tmp_path):
     a_chunks = [
         d for d, m in zip(docs_text, metas, strict=True) if m["source_file"].endswith("a.md")
     ]
-    assert a_chunks == ["# A\nAlpha fact rewritten."]
+    assert a_chunks == ["# A\n\nAlpha fact rewritten."]
     assert report.chunks_removed == 2
     b_before = {
         i
@@ -92,6 +92,36 @@ def test_changed_file_is_replaced_without_duplicates_or_orphans(tmp_path):
         if m["source_file"].endswith("b.txt")
     }
     assert b_before <= set(ids)
+
+
+def test_a_file_read_by_an_older_reading_is_read_again_once(tmp_path):
+    """A store ingested before Markdown was read into blocks: its rows carry reading 1, and
+    the next ingest reads those files again, replacing every old chunk (the same content
+    may make fewer chunks), then finds them unchanged."""
+    import sqlite3
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("## `GZipMiddleware` { #gzip }\n\nHandles GZip responses.\n")
+    (docs / "b.txt").write_text("Plain text, whose reading did not change.")
+    ingestor = counting_ingestor(tmp_path / "store")
+    ingestor.run([docs], "docs")
+    manifest = tmp_path / "store" / "manifest.sqlite"
+    with sqlite3.connect(manifest) as db:  # as a store written before readings had versions
+        db.execute("UPDATE files SET reading = 1")
+    ingestor.embedder.calls.clear()
+    ids_before = set(all_chunks(ingestor)[0])
+    report = ingestor.run([docs], "docs")
+    assert report.count("changed") == 1 and report.count("unchanged") == 1
+    (outcome,) = [f for f in report.files if f.status == "changed"]
+    assert outcome.path.endswith("a.md") and "read again" in outcome.reason
+    ids, metas, texts = all_chunks(ingestor)
+    assert set(ids) == ids_before  # replaced in place, no orphan
+    assert [t for t, m in zip(texts, metas, strict=True) if m["source_file"].endswith("a.md")] == [
+        "## `GZipMiddleware`\n\nHandles GZip responses."
+    ]
+    again = ingestor.run([docs], "docs")
+    assert again.count("unchanged") == 2
 
 
 def test_touched_but_identical_file_is_unchanged(tmp_path):

@@ -28,7 +28,9 @@ def blocks(prompt: str) -> list[str]:
 def test_a_poisoned_document_stays_inside_its_source_block(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "refunds.md").write_text("# Refunds\n" + INJECTION + "\n")
+    # Plain text keeps the fake tags (Markdown would read them as HTML and drop them), so
+    # the prompt's own neutralising is what is tested.
+    (docs / "refunds.txt").write_text("Refunds\n" + INJECTION + "\n")
     (docs / "other.md").write_text("# Sync\nThe sync agent retries every 90 seconds.\n")
     store = str(tmp_path / "store")
     assert runner.invoke(app, ["ingest", str(docs), "--store", store]).exit_code == 0

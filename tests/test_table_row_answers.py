@@ -223,7 +223,8 @@ def test_prose_is_still_answered_by_its_sentence(shop):
 
 def test_a_markdown_row_is_quoted_on_a_line_of_its_own(tmp_path):
     """Without its header, a quoted `| a | b |` row is no table: as a line under a sentence
-    it ran on into that sentence's paragraph. It is a list item of its own."""
+    it ran on into that sentence's paragraph. It is a list item of its own, and names its
+    columns (the table is a block whose rows read `header: value; …`)."""
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "ports.md").write_text(
@@ -237,7 +238,10 @@ def test_a_markdown_row_is_quoted_on_a_line_of_its_own(tmp_path):
     result = service.ask(settings, "What is the default sync_port?", "standard")
     assert_answered(result)
     lines = result.answer.splitlines()
-    row = "- sync_port | 7421 | Port for client WebSocket sync connections [1]"
+    row = (
+        "- Setting: sync_port; Default: 7421; "
+        "Purpose: Port for client WebSocket sync connections [1]"
+    )
     assert row in lines, result.answer
     assert not any(line.startswith("|") for line in lines), result.answer
 

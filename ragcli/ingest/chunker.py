@@ -2,7 +2,10 @@
 
 No chunk exceeds `max_tokens` word pieces with [CLS]/[SEP] included, so nothing is
 silently truncated at embedding time. Text is split at headings (the loader's
-sections), then paragraphs, then sentences, and only then cut at token boundaries.
+sections), then between blocks (a section read into blocks: ragcli/blocks/) or paragraphs
+(plain text), then sentences, and only then cut at token boundaries. A code block longer
+than the window is cut between lines into blocks that each keep their fences; a table, into
+tables that each keep the header.
 
 Every chunk of a section with a heading path starts with that path as a Markdown heading
 line (`# Report > Introduction`, models.heading_line), counted inside the window, unless
@@ -18,14 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragcli import triplets
+from ragcli.blocks.model import Admonition, Block, CodeBlock, ListItem, Table
+from ragcli.blocks.render import fenced, render_block
 from ragcli.embedding.wordpieces import TokenCounter
 from ragcli.ingest.loaders import Section
 from ragcli.ingest.loaders.base import compact_rows, rows_locator
 from ragcli.models import heading_line
 
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-# A fenced code block, fence lines included: one paragraph, however many blank lines it has.
-FENCED_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.M | re.S)
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 # WordPiece reads a run of more than 100 word characters (its max_input_chars_per_word) as
 # one unknown token, so a hex dump or a base64 blob would count as one token however long
@@ -45,7 +48,10 @@ class Piece:
     text: str
     tokens: int
     method: str
-    new_paragraph: bool
+    # What goes between it and the piece before it in a chunk: a blank line between
+    # blocks, a line break between a list's items or a table's rows, a space between the
+    # sentences of one paragraph.
+    separator: str
     line: int | None = None  # a table row's piece: the index of its line in the section
 
 
@@ -92,7 +98,12 @@ class Chunker:
         current: list[Piece] = []
         used = 0
         # A table's rows are split between lines only, so each chunk holds whole rows.
-        pieces = self._row_pieces(text, budget) if section.rows else self._pieces(text, budget)
+        if section.rows:
+            pieces = self._row_pieces(text, budget)
+        elif section.blocks is not None:
+            pieces = self._block_pieces(section.blocks, budget)
+        else:
+            pieces = self._pieces(text, budget)
         for piece in pieces:
             if current and used + piece.tokens > budget:
                 bodies.append(current)
@@ -128,39 +139,65 @@ class Chunker:
         return line, self.counter.count(line)
 
     def _pieces(self, text: str, budget: int) -> list[Piece]:
+        """Plain text's pieces: paragraphs (at blank lines), else their sentences."""
         pieces: list[Piece] = []
-        for paragraph in _paragraphs(text):
-            tokens = self.counter.count(paragraph)
-            if tokens <= budget:
-                pieces.append(Piece(paragraph, tokens, "paragraph", True))
-                continue
-            code = self._code_parts(paragraph, budget) if FENCED_BLOCK.fullmatch(paragraph) else []
-            if code:
-                pieces.extend(code)
-                continue
-            first = True
-            for sentence in SENTENCE_BREAK.split(paragraph):
-                sentence = sentence.strip()
-                if not sentence:
-                    continue
-                for part, part_tokens, method in self._sentence_parts(sentence, budget):
-                    pieces.append(Piece(part, part_tokens, method, first))
-                    first = False
+        for paragraph in (p.strip() for p in PARAGRAPH_BREAK.split(text)):
+            if paragraph:
+                pieces.extend(self._prose(paragraph, budget))
         return pieces
 
-    def _code_parts(self, block: str, budget: int) -> list[Piece]:
+    def _prose(self, text: str, budget: int, separator: str = "\n\n") -> list[Piece]:
+        """`text` as one piece, or as its sentences (a sentence longer than the window cut
+        between words) when it is longer than the window."""
+        tokens = self.counter.count(text)
+        if tokens <= budget:
+            return [Piece(text, tokens, "paragraph", separator)]
+        pieces: list[Piece] = []
+        for sentence in SENTENCE_BREAK.split(text):
+            sentence = sentence.strip()
+            if not sentence:
+                continue
+            for part, part_tokens, method in self._sentence_parts(sentence, budget):
+                pieces.append(Piece(part, part_tokens, method, " " if pieces else separator))
+        return pieces
+
+    def _block_pieces(self, blocks: Iterable[Block], budget: int) -> list[Piece]:
+        """A section's blocks as pieces: each block whole when it fits the window, else a
+        code block's lines, a table's rows, an admonition's blocks, a paragraph's
+        sentences."""
+        pieces: list[Piece] = []
+        previous: Block | None = None
+        for block in blocks:
+            tight = isinstance(block, ListItem) and isinstance(previous, ListItem)
+            separator = "\n" if tight else "\n\n"
+            previous = block
+            text = render_block(block)
+            tokens = self.counter.count(text)
+            if tokens <= budget:
+                pieces.append(Piece(text, tokens, "paragraph", separator))
+            elif isinstance(block, CodeBlock):
+                pieces.extend(self._code_parts(block, budget) or self._prose(text, budget))
+            elif isinstance(block, Table):
+                pieces.extend(self._table_parts(block, budget))
+            elif isinstance(block, Admonition):
+                pieces.extend(self._block_pieces(block.blocks, budget))
+            else:
+                pieces.extend(self._prose(text, budget, separator))
+        return pieces
+
+    def _code_parts(self, block: CodeBlock, budget: int) -> list[Piece]:
         """A code block longer than the window, cut between lines into blocks that each
         keep the fences, so that every chunk holds code that reads (and renders) as code.
         None fit when the fence lines themselves take half the window: cut like prose."""
-        lines = block.split("\n")
-        opening, closing, body = lines[0].strip(), lines[-1].strip(), lines[1:-1]
+        opening, _, rest = fenced(block).partition("\n")
+        closing = rest.rsplit("\n", 1)[-1]
         room = budget - self.counter.count(f"{opening}\n{closing}")
         if room < budget // 2:
             return []
         parts: list[Piece] = []
         group: list[str] = []
         used = 0
-        for line in body:
+        for line in block.text.split("\n"):
             tokens = self.counter.count(line)
             if tokens > room:  # one line longer than the window: cut like prose
                 for part, _, method in self._sentence_parts(line.strip(), room):
@@ -179,14 +216,44 @@ class Chunker:
         self, opening: str, lines: list[str], closing: str, method: str = "paragraph"
     ) -> Piece:
         text = "\n".join([opening, *lines, closing])
-        return Piece(text, self.counter.count(text), method, True)
+        return Piece(text, self.counter.count(text), method, "\n\n")
+
+    def _table_parts(self, block: Table, budget: int) -> list[Piece]:
+        """A table longer than the window, as tables of some of its rows that each keep
+        the header; a row longer than the window alone, cut like prose."""
+        head = self.counter.count(render_block(Table(block.header, ())))
+        parts: list[Piece] = []
+        group: list[tuple[str, ...]] = []
+        used = head
+
+        def close() -> None:
+            if group:
+                text = render_block(Table(block.header, tuple(group)))
+                parts.append(Piece(text, self.counter.count(text), "paragraph", "\n\n"))
+                group.clear()
+
+        for row in block.rows:
+            tokens = self.counter.count(render_block(Table((), (row,))).rsplit("\n", 1)[-1])
+            if head + tokens > budget:
+                close()
+                used = head
+                parts.extend(self._prose(" | ".join(row), budget))
+                continue
+            if group and used + tokens > budget:
+                close()
+                used = head
+            group.append(row)
+            used += tokens
+        close()
+        return parts
 
     def _row_pieces(self, text: str, budget: int) -> list[Piece]:
         pieces = []
         for index, line in enumerate(text.split("\n")):
             if line.strip():
-                for part, tokens, method in self._sentence_parts(line.strip(), budget):
-                    pieces.append(Piece(part, tokens, method, False, index))
+                parts = self._sentence_parts(line.strip(), budget)
+                for number, (part, tokens, method) in enumerate(parts):
+                    pieces.append(Piece(part, tokens, method, " " if number else "\n", index))
         return pieces
 
     def _sentence_parts(self, sentence: str, budget: int) -> list[tuple[str, int, str]]:
@@ -251,25 +318,10 @@ class Chunker:
         return Chunk(text, total, method, section.page, section.heading, extra)
 
 
-def _paragraphs(text: str) -> list[str]:
-    """`text` split at blank lines, except inside fenced code blocks."""
-    found: list[str] = []
-    start = 0
-    for block in FENCED_BLOCK.finditer(text):
-        found.extend(PARAGRAPH_BREAK.split(text[start : block.start()]))
-        found.append(block.group(0))
-        start = block.end()
-    found.extend(PARAGRAPH_BREAK.split(text[start:]))
-    return [p.strip() for p in found if p.strip()]
-
-
 def _joined(pieces: list[Piece]) -> str:
     parts = [pieces[0].text]
-    for before, piece in zip(pieces, pieces[1:], strict=False):
-        if piece.new_paragraph:
-            parts.append("\n\n")
-        else:  # a row keeps its own line; the parts of one over-long row share it
-            parts.append("\n" if piece.line is not None and piece.line != before.line else " ")
+    for piece in pieces[1:]:
+        parts.append(piece.separator)
         parts.append(piece.text)
     return "".join(parts)
 

@@ -9,7 +9,13 @@ from pathlib import Path
 
 from ragcli.ingest.chunker import Chunk, Chunker
 from ragcli.ingest.items import FileOutcome, Item
-from ragcli.ingest.loaders import LoadError, current_options, file_type_of, iter_sections
+from ragcli.ingest.loaders import (
+    LoadError,
+    current_options,
+    file_type_of,
+    iter_sections,
+    reading_of,
+)
 from ragcli.ingest.parse_pool import ParsePool
 from ragcli.ingest.qna import NotQnaFile, qna_chunks, qna_format
 from ragcli.ingest.reuse import StoredCopy
@@ -120,7 +126,7 @@ class FileSource:
         except (LoadError, OSError) as exc:
             return self._settled(path, _failure(path, outcome.key, exc))
         outcome.file_type, outcome.pages = parsed.file_type, parsed.pages
-        outcome.chunks, outcome.notes = parsed.chunks, parsed.notes
+        outcome.chunks, outcome.notes = parsed.chunks, outcome.notes + parsed.notes
         outcome.ocr_pages = parsed.ocr_pages
         return self._settled(path, outcome)
 
@@ -181,10 +187,12 @@ class FileSource:
         collection = self.collection
         stat = path.stat()
         known = self.manifest.get(collection, key)
+        # A file read by an older version of its format's reading is read again.
+        current = known is not None and known.reading >= reading_of(known.file_type)
         # A stored file with its size and time is unchanged, whatever its type: found before
         # its QnA sniffing, which reads the file (a workbook: all of it).
         unchanged = known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns
-        if unchanged and known and path.is_file():
+        if unchanged and known and current and path.is_file():
             return FileOutcome(key, "unchanged", chunks=known.chunk_count)
         qna = qna_format(path, collection, self.qna_collection)
         file_type = "qna" if qna else file_type_of(path)
@@ -193,12 +201,16 @@ class FileSource:
         if not path.is_file():
             return FileOutcome(key, "skipped", "not a regular file")
         sha = sha256_of(path)
-        if known and known.sha256 == sha:
+        if known and known.sha256 == sha and current:
             known.mtime_ns = stat.st_mtime_ns  # touched, not changed: remember the new time
             self.manifest.put(known)
             return FileOutcome(key, "unchanged", chunks=known.chunk_count)
         item = Item(key, sha, stat.st_size, stat.st_mtime_ns, "changed" if known else "new", "", [])
+        if known and known.sha256 == sha:
+            item.notes.append(f"read again: the reading of .{known.file_type} files changed")
         copied = self.find_copy(key, sha, file_type) if self.find_copy and find_copy else None
+        if copied is not None and copied.origin.reading < reading_of(file_type):
+            copied = None  # stored by an older reading: read it with the current one
         if copied is not None:  # renamed, moved or copied: nothing to read or embed
             item.copied, item.file_type, item.pages = copied, file_type, copied.origin.pages
             # Should the stored chunks prove incomplete when they are read, the file is read.
@@ -213,7 +225,8 @@ class FileSource:
             item.file_type = "qna"
             return item
         if file_type in ("txt", "md") and stat.st_size > self.stream_bytes:
-            encoding, item.notes = scan_text(path)
+            encoding, notes = scan_text(path)
+            item.notes.extend(notes)
             item.file_type = file_type
 
             def stream() -> Iterator[Chunk]:

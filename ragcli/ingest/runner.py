@@ -28,6 +28,7 @@ from ragcli.ingest.chunker import Chunk, Chunker
 from ragcli.ingest.crashpoints import crash_point
 from ragcli.ingest.files import FileSource
 from ragcli.ingest.items import FileOutcome, Item, Source
+from ragcli.ingest.loaders import reading_of
 from ragcli.ingest.parse_pool import ParsePool
 from ragcli.ingest.prefetch import Batches, prefetch
 from ragcli.ingest.recovery import recover
@@ -559,7 +560,10 @@ class Ingestor:
             # recovered before this run began, so the lookup (a metadata scan) is skipped.
             stale = []
             if item.status != "new":
-                where = {"$and": [{"source_file": item.key}, {"file_sha256": {"$ne": item.sha256}}]}
+                # Other contents' chunks, and chunks past this version's last (the same
+                # content read again with another reading may make fewer).
+                older = [{"file_sha256": {"$ne": item.sha256}}, {"chunk_index": {"$gte": count}}]
+                where = {"$and": [{"source_file": item.key}, {"$or": older}]}
                 stale = self.store.ids_where(collection, where)
             self.writer.delete_chunks(collection, stale)
             crash_point("after_stale_delete")
@@ -574,6 +578,7 @@ class Ingestor:
                     count,
                     item.pages,
                     now,
+                    reading_of(item.file_type),
                 )
             )
             report.chunks_added += count

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ragcli.blocks.model import CodeBlock, Heading
 from ragcli.config import LLMSettings
 from ragcli.embedding.embedder import Embedder
 from ragcli.llm import answer_choice
@@ -22,7 +23,7 @@ from ragcli.llm.calibration import Calibration
 from ragcli.llm.citations import citation_label, cited_runs, merge_sources
 from ragcli.llm.decompose import decompose as decompose_question
 from ragcli.llm.followup import make_standalone
-from ragcli.llm.segment import UnitKind, units
+from ragcli.llm.segment import Unit, UnitKind, plain_text, units
 from ragcli.llm.subject import with_heading
 from ragcli.llm.table_rows import named_rows
 from ragcli.llm.text import (
@@ -66,10 +67,14 @@ COVERED_FACT = 0.98
 # Relevance of the sentence, of the one before it and of its heading: one must reach
 # llm.answer_min_relevance for the sentence to be quoted.
 BEARING = ("relevance", "context", "section")
-# A documentation site's template directive on a line of its own: `{* src/main.py hl[3] *}`,
-# `{% include "x.md" %}`, `{{ snippet }}`. The reader of an answer cannot use it.
-TEMPLATE_DIRECTIVE = re.compile(r"^\s*\{([*%{]).*[*%}]\}\s*$", re.S)
+# A documentation site's template tag on a line of its own: `{% include "x.md" %}`,
+# `{{ snippet }}`. The reader of an answer cannot use it. (Include directives are include
+# blocks already: ragcli/blocks/includes.py.)
+TEMPLATE_DIRECTIVE = re.compile(r"^\s*\{([%{]).*[%}]\}\s*$", re.S)
 FENCE = re.compile(r"^\s*(?:```|~~~)")
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+# A terminal transcript shows a run's output, not how to write the solution.
+OUTPUT_LANGUAGES = frozenset({"console", "output", "text", "txt"})
 ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 # Embedding the sentences is most of a warm offline answer's time, so only this many are
 # scored: those sharing the most (idf-weighted) terms with the question, which nearly
@@ -94,6 +99,7 @@ class Found(NamedTuple):
     position: int  # its unit's index in the chunk
     section: str
     kind: UnitKind = "sentence"
+    opens_section: bool = False  # the first sentence under its heading
 
 
 @dataclass
@@ -104,6 +110,7 @@ class Candidate:
     vector: np.ndarray
     section: str = ""  # the heading it sits under, in its chunk or the chunk's own
     kind: UnitKind = "sentence"
+    opens_section: bool = False
 
 
 @dataclass
@@ -115,42 +122,66 @@ class ScoredSentence:
     named: bool = False  # a table row the question names (llm/table_rows.py)
 
 
+def _is_reference(unit: Unit) -> bool:
+    """An include block: it names a file or an API page, and shows nothing."""
+    return isinstance(unit.block, CodeBlock) and unit.block.is_reference
+
+
 def introduced(text: str, position: int) -> tuple[str, int]:
     """The list items, table rows or code block right after unit `position` of `text`
-    (what a lead-in ending with a colon introduces), and how many units that is."""
+    (what a lead-in ending with a colon introduces), and how many units that is (an item's
+    later sentences are units of their own, quoted on its line)."""
     found = units(text)
     following: list[str] = []
+    taken = 0
+    last: Unit | None = None
     for unit in found[position + 1 :]:
+        if last is not None and last.kind == "item" and unit.block is last.block:
+            following[-1] += f" {unit.text}"
+            taken += 1
+            continue
         if unit.kind not in ("item", "row", "code") or (following and unit.kind == "code"):
             break
+        if _is_reference(unit):
+            break
+        last = unit
         following.append(unit.text)
+        taken += 1
         if unit.kind == "code":
             break
-    return "\n".join(following), len(following)
+    return "\n".join(following), taken
 
 
-def section_example(text: str, position: int) -> tuple[str, int] | None:
-    """The code example of the section unit `position` of `text` sits in: the first fenced
-    block after it before the next heading, else the last one before it since the heading;
-    with its unit index. A terminal transcript (```console) shows a run's output, not how
-    to write the solution, so it is not an example."""
+def section_example(text: str, position: int, names: str = "") -> tuple[str, int] | None:
+    """The code example of the section unit `position` of `text` sits in, with its unit
+    index: of the section's code blocks (since its heading, up to the next), the first after
+    the unit that shows a name the unit quotes (a code span of `names`), else the first
+    after it, else the last before it. A terminal transcript (```console) shows a run's
+    output, and an include block shows nothing, so neither is an example."""
     found = units(text)
 
     def example(i: int) -> bool:
-        unit = found[i]
-        return unit.kind == "code" and not unit.text.lstrip("`~ ").lower().startswith("console")
+        block = found[i].block
+        if not isinstance(block, CodeBlock) or block.is_reference:
+            return False
+        return block.language not in OUTPUT_LANGUAGES
 
+    after: list[int] = []
     for i in range(position + 1, len(found)):
         if found[i].kind == "heading":
             break
         if example(i):
-            return found[i].text, i
+            after.append(i)
+    before: list[int] = []
     for i in range(position - 1, -1, -1):
         if found[i].kind == "heading":
             break
         if example(i):
-            return found[i].text, i
-    return None
+            before.append(i)
+    wanted = [n for n in CODE_SPAN.findall(names) if len(n) > 2]
+    showing = [i for i in after + before if any(n in found[i].text for n in wanted)]
+    ranked = showing or after or before
+    return (found[ranked[0]].text, ranked[0]) if ranked else None
 
 
 def _same(one: Candidate, other: Candidate) -> bool:
@@ -210,26 +241,32 @@ class ExtractiveBackend:
             heading = chunk.metadata.heading or ""
             section = heading.rsplit(" > ", 1)[-1] if " > " in heading else ""
             path_line = heading_line(heading) if heading else ""
+            # The first sentence under a heading of the text's own (not the path line a
+            # chunk cut from the middle of a section begins with).
+            own_heading = False
             for position, unit in enumerate(units(chunk.content)):
                 sentence = unit.text
-                if unit.kind == "heading":
-                    if position == 0 and path_line.startswith(sentence):
+                if isinstance(unit.block, Heading):
+                    own_heading = not (position == 0 and path_line.startswith(sentence))
+                    if not own_heading:
                         continue  # the path the chunker put first (perhaps cut): as above
-                    section = "" if sentence.startswith("# ") else sentence.lstrip("#").strip()
-                    continue  # a heading is not an answer, but it says what follows is about
+                    # A heading is not an answer, but it says what follows is about.
+                    section = "" if unit.block.level == 1 else unit.block.title
+                    continue
+                first = unit.opens_section and own_heading
                 if len(WORD.findall(sentence)) < 3:
                     continue  # fragments are not answers
                 if sentence.rstrip().endswith("?"):
                     continue  # a question in the source restates, it does not answer
-                if TEMPLATE_DIRECTIVE.match(sentence):
-                    continue  # `{* docs_src/app.py *}`: a site generator's include, not text
-                found.append(Found(sentence, number, position, section, unit.kind))
+                if _is_reference(unit) or TEMPLATE_DIRECTIVE.match(sentence):
+                    continue  # an include or a site generator's tag: nothing to read
+                found.append(Found(sentence, number, position, section, unit.kind, first))
         return found
 
     def _embedded(self, found: list[Found]) -> list[Candidate]:
         vectors = self._vectors([f.text for f in found])
         return [
-            Candidate(f.text, f.chunk_number, f.position, v, f.section, f.kind)
+            Candidate(f.text, f.chunk_number, f.position, v, f.section, f.kind, f.opens_section)
             for f, v in zip(found, vectors, strict=False)
         ]
 
@@ -356,7 +393,7 @@ class ExtractiveBackend:
     def as_quoted(candidate: Candidate) -> str:
         """The candidate as the answer quotes it: a sentence whose subject is its section's
         heading carries that heading (llm/subject.py)."""
-        if candidate.kind != "sentence":
+        if candidate.kind != "sentence" or not candidate.opens_section:
             return candidate.text
         return with_heading(candidate.text, candidate.section)
 
@@ -371,7 +408,7 @@ class ExtractiveBackend:
         if best.features[FEATURES.index("lead_in")]:
             return None  # a lead-in brings its own
         chunk = chunks[candidate.chunk_number - 1].content
-        found = section_example(chunk, candidate.position)
+        found = section_example(chunk, candidate.position, self.as_quoted(candidate))
         if found is None:
             return None
         text, position = found
@@ -498,7 +535,7 @@ class ExtractiveBackend:
         """Answer sentences found in the sources, and those not found."""
         claims = [strip_citations(s) for s in sentences(answer)]
         claims = [c for c in claims if len(WORD.findall(c)) >= 3]
-        sources = [normalise(c.content) for c in chunks]
+        sources = [normalise(plain_text(c.content)) for c in chunks]
         candidates = self._candidates(chunks)
         source_vectors = np.stack([c.vector for c in candidates]) if candidates else None
         supported, unsupported = [], []

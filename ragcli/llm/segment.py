@@ -1,26 +1,28 @@
-"""Text into the units an answer can quote: sentences, with hard-wrapped lines joined
-first (a line break inside a paragraph is a space, as in a PEP, a .txt or an .rst file);
-a Markdown list kept as one unit per item, a table as one per row (a Markdown `|` row, or
-a `name: value; name: value` line, as the loaders write the rows of sheets, CSV files and
-Word and HTML tables); a fenced code block kept whole; a heading on its own. Without
-this, a wrapped sentence is cut at every line end and quoted in halves, and a sheet's rows
-run together into one "sentence"."""
+"""A chunk's text into the units an answer can quote, from its blocks (ragcli/blocks/):
+sentences of a paragraph (hard-wrapped lines joined: a line break inside a paragraph is a
+space), a list item, a table row (`name: value; name: value`, as the loaders write the
+rows of sheets and Word tables, and as a table's block gives them), a code block whole, a
+heading on its own. Without this, a wrapped sentence is cut at every line end and quoted
+in halves, and a sheet's rows run together into one "sentence".
+
+The text is read by the one Markdown reader (blocks/markdown.py): a chunk's text is the
+normalised Markdown the chunker wrote, or, in a store ingested before, the file's own."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
+from ragcli.blocks.markdown import read_markdown
+from ragcli.blocks.model import Block, CodeBlock, Heading, ListItem, Paragraph, Table, flat
+from ragcli.blocks.render import fenced
+from ragcli.ingest.loaders.tables import row_line
+
+WORDS = re.compile(r"\w+")
 UnitKind = Literal["sentence", "item", "row", "code", "heading"]
 
-FENCE = re.compile(r"^[ \t]*(```|~~~)")
-HEADING = re.compile(r"^[ \t]*#{1,6}\s")
-ITEM = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])\s+")
-RULE = re.compile(r"^[ \t]*(?:[-=*_]\s*){3,}$")  # a setext underline or a thematic break
-TABLE_ROW = re.compile(r"^[ \t]*\|")
-TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}")  # | --- | :--: |
 # A field of a loader's table row (ingest/loaders/tables.py): a short column name, ": ", a
 # value. A row is a line of such fields joined by "; ", two of them at least.
 ROW_FIELD = re.compile(r"^[^\s:;|#>][^:;]{0,47}: \S")
@@ -33,6 +35,12 @@ SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\"'(\[`*]?[A
 class Unit:
     text: str
     kind: UnitKind
+    # The block it comes from (a code block's language and include target, a heading's
+    # level and title); None for none.
+    block: Block | None = field(default=None, compare=False)
+    # The first sentence of the first paragraph under a heading: what a reference page
+    # writes about the heading's subject without naming it again (llm/subject.py).
+    opens_section: bool = False
 
 
 def units(text: str) -> list[Unit]:
@@ -43,9 +51,12 @@ def units(text: str) -> list[Unit]:
 # answer often retrieves the same chunks: the last texts' units are kept (units are frozen).
 @lru_cache(maxsize=512)
 def _segmented(text: str) -> tuple[Unit, ...]:
+    document = read_markdown(text.replace("\r\n", "\n"), indented_code=False)
     found: list[Unit] = []
-    for block in _blocks(text):
-        found.extend(_block_units(block))
+    after_heading = False
+    for block in flat(document.blocks):
+        found.extend(block_units(block, opens_section=after_heading))
+        after_heading = isinstance(block, Heading)
     return tuple(u for u in found if len(u.text.strip()) > 1)
 
 
@@ -53,91 +64,59 @@ def sentence_texts(text: str) -> list[str]:
     return [u.text for u in units(text)]
 
 
-def _blocks(text: str) -> list[str]:
-    """Paragraphs, split at blank lines; a fenced code block is a block of its own from
-    its opening fence to its closing one, blank lines inside it included."""
-    blocks: list[str] = []
-    current: list[str] = []
-    fence: list[str] | None = None
+def plain_text(text: str) -> str:
+    """The text a reader sees: its units, markup rendered (a link as its text), one a line.
+    What "found word for word in a source" is checked against."""
+    return "\n".join(u.text for u in units(text))
+
+
+def block_units(block: Block, opens_section: bool = False) -> list[Unit]:
+    if isinstance(block, Heading):
+        return [Unit(f"{'#' * block.level} {block.title}", "heading", block)]
+    if isinstance(block, ListItem):
+        # An item of several sentences is a paragraph in a list: its first sentence is the
+        # item, the others sentences of their own (introduced() quotes them together).
+        # A fragment ("(Default 100)") stays with the sentence before it.
+        sentences: list[str] = []
+        for sentence in SENTENCE_END.split(" ".join(block.text.split())):
+            if sentences and len(WORDS.findall(sentence)) < 3:
+                sentences[-1] += f" {sentence}"
+            elif sentence.strip():
+                sentences.append(sentence)
+        first, *rest = sentences or [""]
+        return [Unit(f"{block.marker} {first}", "item", block)] + [
+            Unit(sentence, "sentence", block) for sentence in rest
+        ]
+    if isinstance(block, CodeBlock):
+        return [Unit(fenced(block), "code", block)]
+    if isinstance(block, Table):
+        lines = (row_line(block.header, row) for row in block.rows)
+        return [Unit(line, "row", block) for line in lines if line]
+    if isinstance(block, Paragraph):
+        return _paragraph_units(block, opens_section)
+    return []
+
+
+def _paragraph_units(block: Paragraph, opens_section: bool) -> list[Unit]:
+    """Sentences of the paragraph's lines joined, and each row line a row of its own."""
+    found: list[Unit] = []
+    lines: list[str] = []
 
     def flush() -> None:
-        if current:
-            blocks.append("\n".join(current))
-            current.clear()
+        joined = " ".join(" ".join(lines).split())
+        lines.clear()
+        for sentence in SENTENCE_END.split(joined):
+            if sentence.strip():
+                first = opens_section and not found
+                found.append(Unit(sentence.strip(), "sentence", block, first))
 
-    for line in text.replace("\r\n", "\n").split("\n"):
-        if fence is not None:
-            fence.append(line)
-            if FENCE.match(line):
-                blocks.append("\n".join(fence))
-                fence = None
-        elif FENCE.match(line):
-            flush()
-            fence = [line]
-        elif not line.strip():
-            flush()
-        else:
-            current.append(line)
-    flush()
-    if fence is not None:  # never closed: the rest is code
-        blocks.append("\n".join(fence))
-    return blocks
-
-
-def _block_units(block: str) -> list[Unit]:
-    lines = [line for line in block.split("\n") if line.strip()]
-    if not lines:
-        return []
-    if FENCE.match(lines[0]):
-        return [Unit(block.strip("\n"), "code")]
-    found: list[Unit] = []
-    paragraph: list[str] = []
-    item: list[str] | None = None
-
-    def flush_paragraph() -> None:
-        if paragraph:
-            joined = " ".join(part.strip() for part in paragraph)
-            found.extend(Unit(s.strip(), "sentence") for s in SENTENCE_END.split(joined))
-            paragraph.clear()
-
-    def flush_item() -> None:
-        nonlocal item
-        if item:
-            found.append(Unit(" ".join(part.strip() for part in item), "item"))
-        item = None
-
-    for line in lines:
-        if HEADING.match(line) or RULE.match(line):
-            # A line underlined with === or --- is a heading (Markdown's setext, rST).
-            underlined = RULE.match(line) and paragraph and set(line.strip()) <= {"=", "-"}
-            title = paragraph.pop() if underlined else None
-            flush_paragraph()
-            flush_item()
-            if HEADING.match(line) or title:
-                found.append(Unit((title or line).strip(), "heading"))
-            continue
-        if TABLE_ROW.match(line):  # a table row is a unit of its own, as it was written
-            flush_paragraph()
-            flush_item()
-            if not TABLE_RULE.match(line):
-                found.append(Unit(line.strip(), "row"))
-            continue
+    for line in block.text.split("\n"):
         if is_row_line(line):
-            flush_paragraph()
-            flush_item()
-            found.append(Unit(line.strip(), "row"))
-            continue
-        if ITEM.match(line):
-            flush_paragraph()
-            flush_item()
-            item = [line]
-        elif item is not None and line[:1] in (" ", "\t"):
-            item.append(line)  # an item's continuation line, indented
+            flush()
+            found.append(Unit(line.strip(), "row", block))
         else:
-            flush_item()
-            paragraph.append(line)
-    flush_paragraph()
-    flush_item()
+            lines.append(line)
+    flush()
     return found
 
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
+from ragcli.llm.segment import plain_text
 from ragcli.llm.text import WORD, normalise, sentences
 from ragcli.models import Record, RetrievedChunk
 from ragcli.terms import terms
@@ -202,7 +203,7 @@ class SupportChecker:
         if not found or not sources:
             return []
         texts = [chunk.content for chunk in sources]
-        flat = [normalise(t) for t in texts]
+        flat = [normalise(plain_text(t)) for t in texts]
         checked = [
             [n for n in c.cites if 1 <= n <= len(sources)] or list(range(1, len(sources) + 1))
             for c in found

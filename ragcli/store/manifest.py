@@ -23,6 +23,9 @@ class FileRecord:
     chunk_count: int
     pages: int | None
     ingested_at: str
+    # The version of the reading its chunks were made with (ingest/loaders READINGS): a
+    # file read by an older one is read again by the next ingest, though unchanged.
+    reading: int = 1
 
 
 @dataclass
@@ -62,6 +65,11 @@ class Manifest:
                     PRIMARY KEY (collection, path)
                 )"""
             )
+            # Manifests written before readings had versions: their files were read by the
+            # first version of each reading.
+            columns = {row[1] for row in self.db.execute("PRAGMA table_info(files)")}
+            if "reading" not in columns:
+                self.db.execute("ALTER TABLE files ADD COLUMN reading INTEGER NOT NULL DEFAULT 1")
             # The ingest journal: files whose chunks are being written or deleted. A row is
             # written before the first chunk of a file is touched and cleared once every
             # index holding its chunks is durable; rows left by a killed run are repaired by
@@ -122,7 +130,7 @@ class Manifest:
     def _write(self, records: list[FileRecord]) -> None:
         with self.db:
             self.db.executemany(
-                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [astuple(r) for r in records],
             )
 

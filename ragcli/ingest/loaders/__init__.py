@@ -22,7 +22,7 @@ from ragcli.ingest.loaders.base import (
     lines_locator,
 )
 from ragcli.ingest.loaders.encoding import read_text
-from ragcli.ingest.loaders.text import iter_markdown_sections, iter_sections
+from ragcli.ingest.loaders.text import iter_sections
 
 __all__ = [
     "FORMATS",
@@ -33,11 +33,11 @@ __all__ = [
     "configure",
     "current_options",
     "file_type_of",
-    "iter_markdown_sections",
     "iter_sections",
     "lines_locator",
     "load",
     "read_text",
+    "reading_of",
 ]
 
 
@@ -56,6 +56,7 @@ def _formats() -> dict[str, Format]:
         ".md": Format("md", "text:load_text"),
         ".markdown": Format("md", "text:load_text"),
         ".rst": Format("rst", "text:load_text"),
+        ".rest": Format("rst", "text:load_text"),
         ".html": Format("html", "markup:load_html"),
         ".htm": Format("html", "markup:load_html"),
         ".xhtml": Format("html", "markup:load_html"),
@@ -84,6 +85,17 @@ def _formats() -> dict[str, Format]:
 
 
 FORMATS = _formats()
+# The version of the reading of each file type whose reading changed since the first: a
+# file stored with an older one is read again by the next ingest (store/manifest.py).
+# 2: Markdown, reST and HTML read into blocks (ragcli/blocks/) by the parser made for each.
+READINGS = {"md": 2, "rst": 2, "html": 2, "ipynb": 2, "epub": 2}
+
+
+def reading_of(file_type: str) -> int:
+    """The version of the reading files of this type get now."""
+    return READINGS.get(file_type, 1)
+
+
 LEGACY = {
     "doc": "legacy Word 97-2003 .doc is not read (save it as .docx)",
     "ppt": "legacy PowerPoint 97-2003 .ppt is not read (save it as .pptx)",

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ragcli.blocks.model import Block
+
 OcrMode = Literal["auto", "off", "force"]
 
 
@@ -26,6 +28,9 @@ class Section:
     # A table's sections (a sheet, a CSV): the row number of each line of `text`, so a
     # chunk, and an answer quoting some of its lines, can be cited by its own rows.
     rows: tuple[int, ...] | None = None
+    # Markdown, reST and HTML: the blocks `text` renders (ragcli/blocks/), which the
+    # chunker cuts between; None for text without structure (plain text, a PDF page).
+    blocks: tuple[Block, ...] | None = None
 
 
 @dataclass

@@ -8,9 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ragcli.blocks.markdown import read_markdown
+from ragcli.blocks.model import CodeBlock, Heading
+from ragcli.blocks.render import render
 from ragcli.ingest.loaders.base import LoadedFile, LoadError, Section
 from ragcli.ingest.loaders.encoding import read_text
-from ragcli.ingest.loaders.text import HEADING
 
 
 def load_notebook(path: Path) -> LoadedFile:
@@ -37,16 +39,14 @@ def load_notebook(path: Path) -> LoadedFile:
         if not source.strip() or kind not in ("markdown", "code"):
             continue
         if kind == "markdown":
+            blocks = tuple(read_markdown(source).blocks)
             # A cell's own heading names the cells after it, as in Jupyter's outline.
-            for line in source.splitlines():
-                match = HEADING.match(line)
-                if match:
-                    heading = match.group(2)
-                    break
-            text = source
+            heading = next((b.title for b in blocks if isinstance(b, Heading)), heading)
         else:
-            text = f"```{language}\n{source}\n```"
-        sections.append(Section(text, heading=heading, locator=f"cell {number}"))
+            blocks = (CodeBlock(language, source.rstrip("\n")),)
+        sections.append(
+            Section(render(blocks), heading=heading, locator=f"cell {number}", blocks=blocks)
+        )
     return LoadedFile("ipynb", sections, notes=notes)
 
 

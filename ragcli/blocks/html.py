@@ -1,0 +1,230 @@
+"""HTML into blocks, by BeautifulSoup: headings, paragraphs, list items, code (`<pre>`),
+data tables, admonitions (`<div class="admonition note">`, as Sphinx and MkDocs write
+them) and definition lists. Inline elements stay inside their sentence: `<code>` and
+`<kbd>` as code spans, links as their text, other tags dropped."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ragcli.blocks.inline import block_text, code_span, heading_title
+from ragcli.blocks.model import (
+    Admonition,
+    Block,
+    CodeBlock,
+    Heading,
+    ListItem,
+    Paragraph,
+    Table,
+)
+
+HIDDEN = ["script", "style", "noscript", "template", "head", "svg", "button", "nav"]
+CODE = frozenset({"code", "kbd", "samp", "tt", "var"})
+INLINE = frozenset(
+    "a abbr b bdi bdo cite code data del dfn em font i ins kbd label mark q s samp small span "
+    "strong sub sup time tt u var wbr".split()
+)
+HEADINGS = {f"h{n}": n for n in range(1, 7)}
+# A cell holding one of these is a page's layout, not data: such a table is read as blocks.
+LAYOUT = "address article blockquote div dl form h1 h2 h3 h4 h5 h6 ol p pre section table ul"
+LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight|sourceCode)-(\w[\w+#-]*)$")
+ADMONITION_KINDS = frozenset(
+    "note tip hint important warning caution danger error attention info seealso todo "
+    "abstract summary success question failure bug example quote".split()
+)
+
+
+def html_document(html: str) -> tuple[str | None, list[Block]]:
+    """The page's title and its blocks."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    title = soup.title.get_text(" ", strip=True) if soup.title else None
+    for hidden in soup(HIDDEN):
+        hidden.decompose()
+    walker = _Walker()
+    walker.walk(soup, 0)
+    walker.flush()
+    return title or None, walker.found
+
+
+def html_blocks(html: str) -> list[Block]:
+    """An HTML fragment's blocks (HTML written inside Markdown)."""
+    return html_document(html)[1]
+
+
+class _Walker:
+    def __init__(self) -> None:
+        self.found: list[Block] = []
+        self.inline: list[str] = []
+
+    def flush(self) -> None:
+        text = block_text(_collapse("".join(self.inline)))
+        self.inline.clear()
+        if any(c.isalnum() for c in text):
+            self.found.append(Paragraph(text))
+
+    def walk(self, element: Any, depth: int) -> None:
+        from bs4 import Comment, NavigableString, Tag
+
+        for child in element.children:
+            if isinstance(child, Comment) or (
+                isinstance(child, NavigableString) and type(child).__name__ != "NavigableString"
+            ):
+                continue  # comments, doctypes, CDATA
+            if isinstance(child, NavigableString):
+                self.inline.append(str(child))
+            elif isinstance(child, Tag):
+                self.element(child, depth)
+
+    def element(self, tag: Any, depth: int) -> None:
+        name = tag.name
+        if name in INLINE or name in ("br", "img"):
+            self.inline.append(_inline(tag))
+            return
+        self.flush()
+        if name in HEADINGS:
+            title = heading_title(_collapse(_inline_children(tag)))
+            if title:
+                self.found.append(Heading(HEADINGS[name], title, ()))
+        elif name == "p":
+            self.inline.append(_inline_children(tag))
+            self.flush()
+        elif name == "pre":
+            self.found.append(CodeBlock(_language(tag), tag.get_text().strip("\n")))
+        elif name in ("ul", "ol"):
+            self.items(tag, depth)
+        elif name == "table" and _is_data_table(tag):
+            self.found.append(_table(tag))
+        elif name == "dl":
+            self.definitions(tag, depth)
+        elif _admonition_kind(tag):
+            self.admonition(tag, depth)
+        else:
+            self.walk(tag, depth)
+        self.flush()
+
+    def items(self, tag: Any, depth: int) -> None:
+        ordered = tag.name == "ol"
+        number = int(tag.get("start", 1)) if str(tag.get("start", "1")).isdigit() else 1
+        for item in tag.find_all("li", recursive=False):
+            marker = f"{number}." if ordered else "-"
+            number += 1
+            inner = _Walker()
+            inner.walk(item, depth + 1)
+            inner.flush()
+            texts: list[str] = []
+            rest: list[Block] = []
+            for block in inner.found:
+                if isinstance(block, Paragraph) and not rest:
+                    texts.append(block.text)
+                else:
+                    rest.append(block)
+            if texts:
+                self.found.append(ListItem(" ".join(texts), marker, depth))
+            self.found.extend(rest)
+
+    def definitions(self, tag: Any, depth: int) -> None:
+        term = ""
+        for child in tag.find_all(["dt", "dd"], recursive=False):
+            if child.name == "dt":
+                term = _collapse(_inline_children(child))
+                continue
+            inner = _Walker()
+            inner.walk(child, depth + 1)
+            inner.flush()
+            first = (
+                inner.found[0] if inner.found and isinstance(inner.found[0], Paragraph) else None
+            )
+            text = f"{term}: {first.text}" if first and term else (first.text if first else term)
+            if text:
+                self.found.append(ListItem(text, "-", depth))
+            self.found.extend(inner.found[1:] if first else inner.found)
+
+    def admonition(self, tag: Any, depth: int) -> None:
+        title_tag = tag.find(class_="admonition-title")
+        title = _collapse(title_tag.get_text(" ")) if title_tag else ""
+        if title_tag:
+            title_tag.decompose()
+        inner = _Walker()
+        inner.walk(tag, depth)
+        inner.flush()
+        kind = _admonition_kind(tag)
+        self.found.append(
+            Admonition(kind, "" if title.lower() == kind else title, tuple(inner.found))
+        )
+
+
+def _inline(tag: Any) -> str:
+    if tag.name == "br":
+        return "\n"
+    if tag.name == "img":
+        return ""
+    if tag.name in CODE:
+        return code_span(" ".join(tag.get_text().split()))
+    return _inline_children(tag)
+
+
+def _inline_children(tag: Any) -> str:
+    from bs4 import Comment, NavigableString, Tag
+
+    parts = []
+    for child in tag.children:
+        if isinstance(child, Comment):
+            continue
+        if isinstance(child, NavigableString):
+            parts.append(str(child))
+        elif isinstance(child, Tag):
+            parts.append(
+                _inline(child)
+                if child.name in INLINE or child.name in ("br", "img")
+                else " " + child.get_text(" ") + " "
+            )
+    return "".join(parts)
+
+
+def _collapse(text: str) -> str:
+    lines = [" ".join(line.split()) for line in text.replace("\xa0", " ").split("\n")]
+    return "\n".join(line for line in lines if line).strip()
+
+
+def _language(pre: Any) -> str:
+    for element in (pre, pre.find("code"), pre.parent):
+        if element is None or not hasattr(element, "get"):
+            continue
+        for name in element.get("class") or []:
+            match = LANGUAGE_CLASS.match(name)
+            if match:
+                return match.group(1).lower()
+    return ""
+
+
+def _is_data_table(table: Any) -> bool:
+    rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
+    return bool(rows) and not any(
+        cell.find(LAYOUT.split()) for row in rows for cell in row.find_all(["td", "th"])
+    )
+
+
+def _table(table: Any) -> Table:
+    rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
+    cells = [
+        tuple(
+            _collapse(c.get_text(" ")).replace("\n", " ")
+            for c in row.find_all(["td", "th"], recursive=False)
+        )
+        for row in rows
+    ]
+    cells = [row for row in cells if any(row)]
+    if not cells:
+        return Table((), ())
+    return Table(cells[0], tuple(cells[1:]))
+
+
+def _admonition_kind(tag: Any) -> str:
+    classes = [c.lower() for c in (tag.get("class") or [])]
+    if tag.name not in ("div", "aside", "section") or "admonition" not in classes:
+        return ""
+    kinds = [c for c in classes if c in ADMONITION_KINDS]
+    return kinds[0] if kinds else "note"

@@ -1,0 +1,498 @@
+"""Markdown into blocks, by markdown-it-py (CommonMark) and mdit-py-plugins.
+
+The parser's token stream, not a regular expression, decides what is a heading, a list, a
+code block or a table. Plugins read what documentation sites add to CommonMark: front
+matter, attribute lists (`{ #anchor }`, `{.class}`), definition lists, MkDocs admonitions
+(`!!! note "Title"`, an indented body); GitHub tables. Two more are read here on the token
+stream: pymdownx blocks (`/// tip | Title` ... `///`, a block rule below) and GitHub
+callouts (a quote opening with `[!NOTE]`). Include directives (includes.py) become include
+blocks; HTML inside Markdown is read by the HTML reader (html.py).
+
+The chunker's text is normalised Markdown (render.py) read back by this same reader, with
+`indented_code=False`: ragcli writes code fenced, and text of other formats read at
+question time (a PDF's, a Word document's) has indented lines that are not code."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from ragcli.blocks.includes import Include, include_of, includes_in
+from ragcli.blocks.inline import block_text, code_span, heading_title
+from ragcli.blocks.model import (
+    Admonition,
+    Block,
+    CodeBlock,
+    Document,
+    Heading,
+    ListItem,
+    Paragraph,
+    Table,
+    include_text,
+)
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_block import StateBlock
+    from markdown_it.token import Token
+
+# `/// tip | Title`: a pymdownx block's opening line (three or more slashes and a name).
+SLASH_OPEN = re.compile(r"^(/{3,})\s*([A-Za-z][\w-]*)\s*(?:\|\s*(.*?))?\s*$")
+# pymdownx options under the opening line: `    type: warning`, `    attrs: {class: x}`.
+SLASH_OPTION = re.compile(r"^\s{2,}[\w-]+\s*:")
+# A content tab's title line (pymdownx.tabbed): `=== "pip"`, `===! "Tab"`, `===+ "Tab"`.
+TAB_OPEN = re.compile(r'^={3}[!+]?\s+"([^"\n]*)"\s*$')
+# A GitHub callout's first line: `[!NOTE]`, `[!WARNING] Title`.
+CALLOUT = re.compile(r"^\[!([A-Za-z][\w-]*)\][ \t]*(.*)$")
+# A reference link whose definition is not in the page (`[`complex`][]`,
+# `[text][pydantic.main.BaseModel]`: mkdocs-autorefs resolves them from API pages the
+# sources do not hold). CommonMark leaves it as written; it reads as its text.
+UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[([^\[\]\n]*)\]")
+# pymdownx tabs hold alternatives of the same content (a Python 3.10+ version and a 3.7+
+# one): their blocks are read in place, not as an admonition.
+TRANSPARENT = frozenset({"tab", "html", "div"})
+# An admonition that notes a version: pymdownx's `version-added`, `version-changed`,
+# `deprecated-removed`.
+VERSION_NOTE = re.compile(r"^(?:version|deprecated)[\w-]*$")
+# A terminal transcript's colours, as MkDocs sites that animate it (termynal) write them:
+# `<font color="#F92672"><b>Alert!</b></font>`. Its reader sees the colour, not the tag.
+TRANSCRIPTS = frozenset({"console", "shell-session", "termynal"})
+COLOUR_TAG = re.compile(r"</?(?:font|b|i|u|strong|em|span)(?:\s[^<>]*)?>")
+# Tags and comments, to tell an HTML block that holds no text without parsing it.
+TAG_OR_COMMENT = re.compile(r"<!--.*?(?:-->|$)|<[^<>]*>", re.S)
+# A streamed document's unfinished block is carried into the next piece up to this size.
+MAX_CARRIED = 8 << 20
+
+
+def read_markdown(text: str, indented_code: bool = True) -> Document:
+    """`text` as blocks; headings carry their path from the document's top."""
+    reader = _Reader()
+    blocks = reader.blocks(_tree(_parser(indented_code).parse(text)))
+    return Document(with_paths(blocks), reader.metadata)
+
+
+def with_paths(blocks: list[Block], above: tuple[tuple[int, str], ...] = ()) -> list[Block]:
+    """The headings among `blocks` (not those inside admonitions) with their paths, the
+    headings in `above` ((level, title), outermost first) taken as those before them."""
+    stack = list(above)
+    found: list[Block] = []
+    for block in blocks:
+        if isinstance(block, Heading):
+            stack = [(level, title) for level, title in stack if level < block.level]
+            stack.append((block.level, block.title))
+            block = Heading(block.level, block.title, tuple(title for _, title in stack))
+        found.append(block)
+    return found
+
+
+@lru_cache(maxsize=2)
+def _parser(indented_code: bool) -> MarkdownIt:
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.admon import admon_plugin
+    from mdit_py_plugins.attrs import attrs_block_plugin, attrs_plugin
+    from mdit_py_plugins.deflist import deflist_plugin
+    from mdit_py_plugins.front_matter import front_matter_plugin
+
+    md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    md.use(front_matter_plugin).use(attrs_plugin).use(attrs_block_plugin)
+    md.use(deflist_plugin).use(admon_plugin)
+    md.block.ruler.before(
+        "fence", "slash_block", _slash_block, {"alt": ["paragraph", "reference", "blockquote"]}
+    )
+    md.block.ruler.before(
+        "fence", "content_tab", _content_tab, {"alt": ["paragraph", "reference", "blockquote"]}
+    )
+    if not indented_code:
+        md.disable("code")
+    return md
+
+
+def _content_tab(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """A content tab: `=== "Title"` and the lines indented under it, read as blocks in
+    place (tabs hold alternatives of one content: `pip` and `uv` install lines)."""
+    if state.is_code_block(start):
+        return False
+    first = state.src[state.bMarks[start] + state.tShift[start] : state.eMarks[start]]
+    if TAB_OPEN.match(first) is None:
+        return False
+    if silent:
+        return True
+    indent = state.sCount[start] + 4
+    line = start + 1
+    while line < end and (state.isEmpty(line) or state.sCount[line] >= indent):
+        line += 1
+    while line > start + 1 and state.isEmpty(line - 1):
+        line -= 1  # trailing blank lines belong to what follows
+    old_indent, old_parent, old_max = state.blkIndent, state.parentType, state.lineMax
+    state.blkIndent = indent
+    state.parentType = "content_tab"
+    state.lineMax = line
+    token = state.push("content_tab_open", "div", 1)
+    token.meta = {"title": TAB_OPEN.match(first).group(1)}  # type: ignore[union-attr]
+    token.map = [start, line]
+    token.block = True
+    state.md.block.tokenize(state, start + 1, line)
+    state.push("content_tab_close", "div", -1).block = True
+    state.blkIndent, state.parentType, state.lineMax = old_indent, old_parent, old_max
+    state.line = line
+    return True
+
+
+def _slash_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """A pymdownx block, `/// name | title` to a line of the same slashes; blocks of the
+    same name nest, as do blocks with more slashes (`//// tab`) inside."""
+    if state.is_code_block(start):
+        return False
+    first = state.src[state.bMarks[start] + state.tShift[start] : state.eMarks[start]]
+    opening = SLASH_OPEN.match(first)
+    if opening is None:
+        return False
+    if silent:
+        return True
+    marker = opening.group(1)
+    line, depth, closed = start + 1, 0, False
+    while line < end:
+        if state.sCount[line] < state.blkIndent and not state.isEmpty(line):
+            break  # less indented than the block: the list or quote holding it ended
+        text = state.src[state.bMarks[line] + state.tShift[line] : state.eMarks[line]].rstrip()
+        if text == marker:
+            if depth == 0:
+                closed = True
+                break
+            depth -= 1
+        elif (inner := SLASH_OPEN.match(text)) and inner.group(1) == marker:
+            depth += 1
+        line += 1
+    body = start + 1
+    while body < line and SLASH_OPTION.match(state.getLines(body, body + 1, 0, False)):
+        body += 1
+    old_parent, old_max = state.parentType, state.lineMax
+    state.parentType = "slash_block"
+    state.lineMax = line
+    token = state.push("slash_block_open", "div", 1)
+    token.info = opening.group(2).lower()
+    token.meta = {"title": opening.group(3) or ""}
+    token.map = [start, line]
+    token.block = True
+    state.md.block.tokenize(state, body, line)
+    state.push("slash_block_close", "div", -1).block = True
+    state.parentType, state.lineMax = old_parent, old_max
+    state.line = line + 1 if closed else line
+    return True
+
+
+class _Node:
+    """A block of the token stream with the blocks inside it: an opening token's type
+    without `_open` (`bullet_list`), or a token of its own (`fence`, `inline`). Lighter
+    than markdown-it's SyntaxTreeNode, which the reader does not need."""
+
+    __slots__ = ("type", "token", "children")
+
+    def __init__(self, token: Token) -> None:
+        self.token = token
+        self.type = token.type[:-5] if token.nesting == 1 else token.type
+        self.children: list[_Node] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.token, name)  # tag, info, content, markup, attrs, meta, map
+
+
+def _tree(tokens: list[Token]) -> list[_Node]:
+    top: list[_Node] = []
+    stack = [top]
+    for token in tokens:
+        if token.nesting == -1:
+            stack.pop()
+            continue
+        node = _Node(token)
+        stack[-1].append(node)
+        if token.nesting == 1:
+            stack.append(node.children)
+    return top
+
+
+class _Reader:
+    """The block tree's nodes into blocks."""
+
+    def __init__(self) -> None:
+        self.metadata: dict[str, str] = {}
+
+    def blocks(self, nodes: list[_Node], depth: int = 0) -> list[Block]:
+        found: list[Block] = []
+        for node in nodes:
+            found.extend(self.block(node, depth))
+        return found
+
+    def block(self, node: _Node, depth: int) -> list[Block]:
+        kind = node.type
+        if kind == "heading":
+            return [Heading(int(node.tag[1:]), heading_title(_inline(node)), ())]
+        if kind == "paragraph":
+            return _paragraph(block_text(_inline(node)), _inline_source(node))
+        if kind in ("fence", "code_block"):
+            return [_code(node.info if kind == "fence" else "", node.content)]
+        if kind in ("bullet_list", "ordered_list"):
+            return self.list_items(node, depth)
+        if kind == "table":
+            return [_table(node)]
+        if kind == "blockquote":
+            return self.quote(node, depth)
+        if kind == "admonition":
+            return self.admonition(node, depth)
+        if kind == "slash_block":
+            inner = self.blocks(node.children, depth)
+            if node.info in TRANSPARENT:
+                return inner
+            return _admonition(node.info, _text(node.meta.get("title", "")), inner)
+        if kind == "dl":
+            return self.definitions(node, depth)
+        if kind == "html_block":
+            if not TAG_OR_COMMENT.sub("", node.content).strip():
+                return []  # tags and comments only (`<Listing …>`, `<!-- … -->`): no text
+            from ragcli.blocks.html import html_blocks
+
+            return html_blocks(node.content)
+        if kind == "front_matter":
+            self.metadata.update(_front_matter(node.content))
+            return []
+        if kind in ("hr", "attrs_block"):
+            return []
+        return self.blocks(node.children, depth)  # a container of blocks
+
+    def list_items(self, node: _Node, depth: int) -> list[Block]:
+        found: list[Block] = []
+        ordered = node.type == "ordered_list"
+        start = int(node.attrs.get("start", 1)) if ordered else 1
+        for number, item in enumerate(node.children, start=start):
+            marker = f"{number}{node.markup or '.'}" if ordered else "-"
+            lines: list[str] = []
+            rest: list[Block] = []
+            for child in item.children:
+                if child.type == "paragraph" and not rest:
+                    lines.append(block_text(_inline(child)))
+                else:
+                    rest.extend(self.block(child, depth + 1))
+            text = " ".join(" ".join(lines).split())
+            if text:
+                found.append(ListItem(text, marker, depth))
+            found.extend(rest)
+        return found
+
+    def quote(self, node: _Node, depth: int) -> list[Block]:
+        """A quote's blocks; a GitHub callout (`> [!NOTE]`) is an admonition."""
+        children = node.children
+        if children and children[0].type == "paragraph":
+            source = _inline_source(children[0])
+            first, _, rest = source.partition("\n")
+            callout = CALLOUT.match(first.strip())
+            if callout:
+                inner: list[Block] = _paragraph(_text(rest), rest) if rest.strip() else []
+                inner += self.blocks(children[1:], depth)
+                title = _text(callout.group(2))
+                return [Admonition(callout.group(1).lower(), title, tuple(inner))]
+        # A quote is an aside (the Rust book's "> ### The Stack and the Heap"): a heading
+        # inside it titles the aside, not a section of the page.
+        return [
+            Paragraph(block.title) if isinstance(block, Heading) else block
+            for block in self.blocks(children, depth)
+        ]
+
+    def admonition(self, node: _Node, depth: int) -> list[Block]:
+        title, inner = "", []
+        for child in node.children:
+            if child.type == "admonition_title":
+                title = _inline(child)
+            else:
+                inner.extend(self.block(child, depth))
+        kind = str(node.meta.get("tag", "") or "note").lower()
+        return _admonition(kind, title if title.lower() != kind else "", inner)
+
+    def definitions(self, node: _Node, depth: int) -> list[Block]:
+        """A definition list: each term with its definitions, as a list item."""
+        found: list[Block] = []
+        term = ""
+        for child in node.children:
+            if child.type == "dt":
+                term = _inline(child)
+            elif child.type == "dd":
+                inner = self.blocks(child.children, depth + 1)
+                first = inner[0] if inner and isinstance(inner[0], Paragraph) else None
+                text = f"{term}: {' '.join(first.text.split())}" if first else term
+                found.append(ListItem(text, "-", depth))
+                found.extend(inner[1:] if first else inner)
+        return found
+
+
+def _admonition(kind: str, title: str, inner: list[Block]) -> list[Block]:
+    """An admonition; a version note (`/// version-added | v2.12`) is its sentence, as
+    reST's `.. versionadded::` is: "Version added v2.12: the `exclude_if` parameter."
+    (one sentence, so that a quote of it holds the version)."""
+    if not VERSION_NOTE.match(kind):
+        return [Admonition(kind, title, tuple(inner))]
+    said = f"{kind.replace('-', ' ').capitalize()} {title}".strip()
+    if inner and isinstance(inner[0], Paragraph):
+        text = inner[0].text
+        return [Paragraph(f"{said}: {text[:1].lower()}{text[1:]}"), *inner[1:]]
+    return [Paragraph(f"{said}."), *inner]
+
+
+def _inline(node: _Node) -> str:
+    """The text of a block's inline content: links as their text, emphasis dropped, code
+    spans in backticks, HTML tags and images dropped; a soft break stays a line break."""
+    parts: list[str] = []
+    for child in node.children:
+        if child.type == "inline":
+            _render_inline(child.token.children or [], parts)
+    return UNRESOLVED_REFERENCE.sub(r"\1", "".join(parts)).strip()
+
+
+def _inline_source(node: _Node) -> str:
+    return "".join(child.token.content for child in node.children if child.type == "inline")
+
+
+def _render_inline(tokens: list[Token], parts: list[str]) -> None:
+    """Inline tokens (a flat stream: a link's text between link_open and link_close)."""
+    for token in tokens:
+        kind = token.type
+        if kind == "text":
+            parts.append(token.content)
+        elif kind == "code_inline":
+            parts.append(code_span(token.content))
+        elif kind in ("softbreak", "hardbreak"):
+            parts.append("\n")
+        elif kind == "html_inline":
+            if token.content.lower().startswith("<br"):
+                parts.append(" ")
+        elif kind != "image" and token.nesting == 0 and token.content:
+            parts.append(token.content)  # another plugin's text-bearing token
+
+
+def _text(source: str) -> str:
+    """Inline Markdown (a title) as text."""
+    if not source.strip():
+        return ""
+    parts: list[str] = []
+    for token in _parser(False).parseInline(source):
+        if token.type == "inline":
+            _render_inline(token.children or [], parts)
+    return " ".join(UNRESOLVED_REFERENCE.sub(r"\1", "".join(parts)).split())
+
+
+def _paragraph(text: str, source: str) -> list[Block]:
+    """A paragraph's blocks: itself, or the include blocks its directives are."""
+    found = includes_in(source)
+    if found and _all_directives(source):
+        return [_include_block(include, "") for include in found]
+    if found:  # directives among text: each its own block, out of the sentence
+        kept = "\n".join(line for line in text.split("\n") if include_of(line) is None)
+        blocks: list[Block] = [Paragraph(kept.strip())] if kept.strip() else []
+        return blocks + [_include_block(include, "") for include in found]
+    return [Paragraph(text)] if text.strip() else []
+
+
+def _all_directives(source: str) -> bool:
+    """Every line an include directive, or an option line of the `:::` one above it."""
+    lines = [line for line in source.split("\n") if line.strip()]
+    first = include_of(lines[0]) if lines else None
+    if first is not None and first.api:
+        return True  # mkdocstrings' options follow, indented
+    return all(include_of(line) is not None for line in lines)
+
+
+def _code(info: str, text: str) -> CodeBlock:
+    """A fenced or indented block; one holding an include directive is an include block.
+    ragcli's own include blocks carry `include=TARGET` in the info string (render.py)."""
+    words = info.split()
+    language = words[0].split(",")[0].lower() if words and "=" not in words[0] else ""
+    if language.startswith("{"):
+        language = language.strip("{}.")
+    own = next((w.split("=", 1)[1] for w in words if w.startswith("include=")), None)
+    if own is not None:
+        return CodeBlock(language, text.strip("\n"), own)
+    found = includes_in(text)
+    if found:
+        return _include_block(found[0], language)
+    if language in TRANSCRIPTS:
+        text = COLOUR_TAG.sub("", text)
+    return CodeBlock(language, text.rstrip("\n"))
+
+
+def _include_block(include: Include, language: str) -> CodeBlock:
+    return CodeBlock(
+        language or include.language, include_text(include.target, include.api), include.target
+    )
+
+
+def _table(node: _Node) -> Table:
+    rows: list[tuple[str, ...]] = []
+    header: tuple[str, ...] = ()
+    for part in node.children:  # thead, tbody
+        for row in part.children:
+            cells = tuple(" ".join(_inline(cell).split()) for cell in row.children)
+            if part.type == "thead":
+                header = cells
+            else:
+                rows.append(cells)
+    return Table(header, tuple(rows))
+
+
+def _front_matter(source: str) -> dict[str, str]:
+    """Front matter's scalar fields as text; a header that is not YAML is left out."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(source)
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): str(v) for k, v in data.items() if isinstance(v, str | int | float)}
+
+
+def tokens_of(text: str) -> list[Token]:
+    """The token stream (for tests and debugging)."""
+    return _parser(True).parse(text)
+
+
+class HeadingPath:
+    """The headings above the next block, carried from one part of a long document to the
+    next."""
+
+    def __init__(self) -> None:
+        self.stack: tuple[tuple[int, str], ...] = ()
+
+    def place(self, blocks: list[Block]) -> list[Block]:
+        placed = with_paths(blocks, self.stack)
+        for block in placed:
+            if isinstance(block, Heading):
+                self.stack = tuple(
+                    (level, title) for level, title in self.stack if level < block.level
+                ) + ((block.level, block.title),)
+        return placed
+
+
+def iter_markdown_blocks(pieces: Iterable[str]) -> Iterator[Block]:
+    """The blocks of a document read in pieces (a file too large to hold whole): each
+    piece is parsed with what the last one left unfinished, its last block held back
+    until the next piece shows where it ends."""
+    reader = _Reader()
+    paths = HeadingPath()
+    carried = ""
+    for piece in pieces:
+        text = carried + piece
+        nodes = _tree(_parser(True).parse(text))
+        last = nodes[-1].map[0] if nodes and nodes[-1].map else None
+        if len(text) > MAX_CARRIED:  # one block as long as this: read as it stands
+            yield from paths.place(reader.blocks(nodes))
+            carried = ""
+            continue
+        if len(nodes) < 2 or last is None:
+            carried = text
+            continue
+        yield from paths.place(reader.blocks(nodes[:-1]))
+        carried = "\n".join(text.split("\n")[last:])
+    if carried.strip():
+        nodes = _tree(_parser(True).parse(carried))
+        yield from paths.place(reader.blocks(nodes))

@@ -1,0 +1,472 @@
+"""reStructuredText into blocks, by docutils: sections from the title adornments, literal
+blocks after `::`, `code-block` and `code`, roles, substitutions, admonitions, tables,
+definition and field lists.
+
+Sphinx adds directives and roles docutils does not know (`.. autoclass::`, `:class:`,
+`.. versionadded::`, `.. literalinclude::`). Those a document uses are registered before it
+is parsed, so they are read rather than reported: a role as its target's name
+(`:class:`~requests.cookies.RequestsCookieJar`` reads `RequestsCookieJar`, as code), an
+include or autodoc directive as an include block that names what it pulls in (the file is
+never read), a version note as its text, any other directive as its content. Docutils'
+system messages are neither printed nor kept."""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import PurePosixPath
+from typing import Any
+
+from ragcli.blocks.includes import LANGUAGES
+from ragcli.blocks.inline import code_span
+from ragcli.blocks.markdown import with_paths
+from ragcli.blocks.model import (
+    Admonition,
+    Block,
+    CodeBlock,
+    Document,
+    Heading,
+    ListItem,
+    Paragraph,
+    Table,
+    include_text,
+)
+
+ROLE_USE = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w+.-]*:)?[A-Za-z][\w+.-]*):`")
+DIRECTIVE_USE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]*)[ \t]*::", re.M)
+# `title <target>` inside a role.
+TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
+# Roles naming a Python object (Sphinx's Python domain, and its short forms): shown as code.
+OBJECT_ROLES = frozenset(
+    "class func meth attr mod obj data const exc type any py:class py:func py:meth py:attr "
+    "py:mod py:obj py:data py:const py:exc py:type".split()
+)
+CALLABLE_ROLES = frozenset({"func", "meth", "py:func", "py:meth"})
+# Roles whose text is code-like: an option, a file, a command.
+LITERAL_ROLES = frozenset(
+    "option envvar file program command kbd samp code literal makevar regexp mailheader".split()
+)
+AUTODOC = re.compile(r"^(?:auto\w+|(?:py:)?(?:currentmodule|module))$")
+INCLUDES = frozenset({"literalinclude", "include"})
+VERSIONS = {
+    "versionadded": "New in version",
+    "versionchanged": "Changed in version",
+    "deprecated": "Deprecated since version",
+    "versionremoved": "Removed in version",
+}
+CODE_DIRECTIVES = ("code", "code-block", "sourcecode")
+ADMONITION_NODES = (
+    "attention caution danger error hint important note tip warning seealso todo".split()
+)
+# Directives that say how the site is built, not what it says.
+SILENT = frozenset(
+    "toctree index highlight tabularcolumns only centered hlist sectionauthor codeauthor "
+    "moduleauthor default-role default-domain meta raw image figure".split()
+)
+
+
+@dataclass
+class RstDocument(Document):
+    # Each heading's section (id of the Heading block): the first and last line of its text
+    # in the file (1-based), for `lines N–M` citations; those before the first heading
+    # under the key 0.
+    heading_lines: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+
+def read_rst(text: str) -> RstDocument:
+    from docutils.parsers.rst import Parser
+    from docutils.transforms import references
+    from docutils.utils import new_document
+
+    _register(text)
+    document = new_document("<rst>", _settings())
+    Parser().parse(text, document)
+    document.transformer.add_transform(references.Substitutions)
+    document.transformer.apply_transforms()
+    walker = _Walker()
+    blocks = with_paths(walker.blocks(document.children, 0))
+    return RstDocument(blocks, {}, _heading_lines(text, blocks, walker.titles))
+
+
+@lru_cache(maxsize=1)
+def _settings() -> Any:
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+
+    settings = get_default_settings(Parser)
+    settings.report_level = 5  # no system message is printed ...
+    settings.halt_level = 5  # ... nor raised
+    settings.warning_stream = io.StringIO()
+    settings.file_insertion_enabled = False  # `.. include::` never reads a file
+    settings.raw_enabled = False
+    settings.syntax_highlight = "none"  # no Pygments tokens in code
+    return settings
+
+
+_registered: set[str] = set()
+
+
+def _register(text: str) -> None:
+    """Register the Sphinx roles and directives `text` uses that docutils lacks."""
+    from docutils.parsers.rst import directives, roles
+
+    for name in {m.group(1).lower() for m in ROLE_USE.finditer(text)} - _registered:
+        _registered.add(name)
+        if name not in ("code", "literal", "math") and not _known_role(name):
+            roles.register_local_role(name, _role)
+    for name in {m.group(1).lower() for m in DIRECTIVE_USE.finditer(text)} - _registered:
+        _registered.add(name)
+        if name in CODE_DIRECTIVES or not _known_directive(name):
+            directives.register_directive(name, _directive_class(name))
+
+
+def _known_role(name: str) -> bool:
+    from docutils.parsers.rst import roles
+
+    return name in roles._roles or name in roles._role_registry
+
+
+def _known_directive(name: str) -> bool:
+    from docutils.parsers.rst import directives
+
+    registry = directives._directive_registry
+    return name in directives._directives or name in registry
+
+
+def _role(
+    name: str, rawtext: str, text: str, lineno: int, inliner: Any, options=None, content=None
+):
+    from docutils import nodes
+
+    name = name.lower()
+    titled = TITLED.match(text)
+    title, target = (titled.group(1), titled.group(2)) if titled else ("", text)
+    if name in OBJECT_ROLES or name.startswith("py:"):
+        shown = title or _object_name(target)
+        if name in CALLABLE_ROLES and not title and not shown.endswith(")"):
+            shown += "()"
+        return [nodes.literal(rawtext, shown)], []
+    if name in LITERAL_ROLES:
+        return [nodes.literal(rawtext, title or target)], []
+    return [nodes.Text(title or target)], []
+
+
+def _object_name(target: str) -> str:
+    """`~requests.cookies.RequestsCookieJar` -> `RequestsCookieJar`; `!x` -> `x`."""
+    target = target.strip().lstrip("!")
+    if target.startswith("~"):
+        return target[1:].rsplit(".", 1)[-1]
+    return target
+
+
+class _AnyOption(dict):
+    """A directive's option spec that takes any option as text (Sphinx's `:emphasize-lines:`,
+    `:members:`): docutils refuses options its own directives do not declare."""
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __missing__(self, key: str) -> Any:
+        from docutils.parsers.rst import directives
+
+        return directives.unchanged
+
+
+def _directive_class(name: str) -> type:
+    from docutils import nodes
+    from docutils.parsers.rst import Directive
+
+    class Tolerated(Directive):
+        """A directive docutils lacks (or whose Sphinx options it refuses)."""
+
+        required_arguments = 0
+        optional_arguments = 1
+        final_argument_whitespace = True
+        has_content = True
+        option_spec: dict[str, Any] = _AnyOption()
+
+        def run(self) -> list[Any]:
+            argument = self.arguments[0].strip() if self.arguments else ""
+            if self.name in CODE_DIRECTIVES:
+                block = nodes.literal_block("", "\n".join(self.content))
+                block["language"] = argument.split()[0].lower() if argument else ""
+                return [block]
+            if self.name in INCLUDES:
+                language = self.options.get("language") or LANGUAGES.get(
+                    PurePosixPath(argument).suffix.lower(), ""
+                )
+                return [_include_node(argument, str(language or ""), api=False)]
+            if AUTODOC.match(self.name):
+                if self.name.endswith(("currentmodule", "module")):
+                    return []
+                return [_include_node(argument.split("(")[0].strip(), "", api=True)]
+            if self.name in SILENT:
+                return []
+            found: list[Any] = []
+            if self.name in VERSIONS:
+                # One sentence, so that a quote of it holds the version.
+                version, _, said = argument.partition("\n")
+                said = " ".join(said.split())
+                said = said[:1].lower() + said[1:]
+                inline, _ = self.state.inline_text(said, self.lineno)
+                words = f"{VERSIONS[self.name]} {version.strip()}" + (": " if said else ".")
+                found.append(nodes.paragraph("", "", nodes.Text(words), *inline))
+            elif self.name in ADMONITION_NODES:
+                box = nodes.admonition()
+                box["classes"] = [self.name]
+                self.state.nested_parse(self.content, self.content_offset, box)
+                return [box]
+            elif argument:  # a domain directive's signature: `.. function:: get(url)`
+                found.append(nodes.paragraph("", "", nodes.literal(argument, argument)))
+            container = nodes.container()
+            self.state.nested_parse(self.content, self.content_offset, container)
+            return found + list(container.children)
+
+    Tolerated.__name__ = "Tolerated_" + re.sub(r"\W", "_", name)
+    return Tolerated
+
+
+def _include_node(target: str, language: str, api: bool) -> Any:
+    from docutils import nodes
+
+    block = nodes.literal_block("", include_text(target, api))
+    block["language"] = language
+    block["ragcli_include"] = target
+    return block
+
+
+class _Walker:
+    """The doctree's body elements into blocks."""
+
+    def __init__(self) -> None:
+        self.titles: list[str] = []  # each section title's source, in order
+
+    def blocks(self, children: Any, depth: int, level: int = 0) -> list[Block]:
+        found: list[Block] = []
+        for node in children:
+            found.extend(self.block(node, depth, level))
+        return found
+
+    def block(self, node: Any, depth: int, level: int) -> list[Block]:
+        from docutils import nodes
+
+        if isinstance(node, nodes.section):
+            title = node.next_node(nodes.title)
+            self.titles.append(title.rawsource if title is not None else "")
+            heading = Heading(level + 1, _inline(title) if title is not None else "", ())
+            body = [child for child in node.children if not isinstance(child, nodes.title)]
+            return [heading, *self.blocks(body, depth, level + 1)]
+        if isinstance(node, nodes.paragraph | nodes.line_block | nodes.rubric):
+            text = _inline(node)
+            return [Paragraph(text)] if text.strip() else []
+        if isinstance(node, nodes.literal_block | nodes.doctest_block):
+            return [_code(node)]
+        if isinstance(node, nodes.bullet_list | nodes.enumerated_list):
+            return self.items(node, depth, level)
+        if isinstance(node, nodes.definition_list):
+            return self.definitions(node, depth, level)
+        if isinstance(node, nodes.field_list | nodes.docinfo):
+            return self.fields(node, depth, level)
+        if isinstance(node, nodes.option_list):
+            return self.options(node, depth, level)
+        if isinstance(node, nodes.table):
+            return [_table(node)]
+        if isinstance(node, nodes.Admonition):
+            return [self.admonition(node, depth, level)]
+        if isinstance(
+            node,
+            nodes.comment
+            | nodes.system_message
+            | nodes.target
+            | nodes.substitution_definition
+            | nodes.transition
+            | nodes.raw
+            | nodes.image
+            | nodes.footnote
+            | nodes.citation
+            | nodes.pending,
+        ):
+            return []
+        if isinstance(node, nodes.title | nodes.subtitle):
+            text = _inline(node)
+            return [Paragraph(text)] if text else []
+        if isinstance(node, nodes.Text):
+            text = str(node).strip()
+            return [Paragraph(text)] if text else []
+        return self.blocks(node.children, depth, level)  # quotes, containers, topics
+
+    def items(self, node: Any, depth: int, level: int) -> list[Block]:
+        from docutils import nodes
+
+        found: list[Block] = []
+        ordered = isinstance(node, nodes.enumerated_list)
+        start = int(node.get("start", 1))
+        for number, item in enumerate(node.children, start=start):
+            marker = f"{number}." if ordered else "-"
+            found.extend(self.item(item.children, marker, depth, level))
+        return found
+
+    def item(
+        self, children: Any, marker: str, depth: int, level: int, term: str = ""
+    ) -> list[Block]:
+        inner = self.blocks(children, depth + 1, level)
+        texts: list[str] = [term] if term else []
+        rest: list[Block] = []
+        for block in inner:
+            if isinstance(block, Paragraph) and not rest:
+                texts.append(" ".join(block.text.split()))
+            else:
+                rest.append(block)
+        if term and len(texts) > 1:
+            texts = [f"{term}: {' '.join(texts[1:])}"]
+        text = " ".join(texts)
+        return ([ListItem(text, marker, depth)] if text else []) + rest
+
+    def definitions(self, node: Any, depth: int, level: int) -> list[Block]:
+        from docutils import nodes
+
+        found: list[Block] = []
+        for item in node.children:
+            term = " ".join(_inline(t) for t in item.children if isinstance(t, nodes.term))
+            body = [c for c in item.children if isinstance(c, nodes.definition)]
+            children = [grand for d in body for grand in d.children]
+            found.extend(self.item(children, "-", depth, level, term))
+        return found
+
+    def fields(self, node: Any, depth: int, level: int) -> list[Block]:
+        from docutils import nodes
+
+        found: list[Block] = []
+        for item in node.children:
+            if not isinstance(item, nodes.field):
+                text = _inline(item)  # docinfo's own fields (author, version)
+                if text:
+                    found.append(ListItem(f"{item.tagname}: {text}", "-", depth))
+                continue
+            name = " ".join(_inline(item[0]).split())
+            found.extend(self.item(item[1].children, "-", depth, level, name))
+        return found
+
+    def options(self, node: Any, depth: int, level: int) -> list[Block]:
+        found: list[Block] = []
+        for item in node.children:
+            group, description = item.children[0], item.children[-1]
+            name = ", ".join(option.astext() for option in group.children)
+            found.extend(self.item(description.children, "-", depth, level, f"`{name}`"))
+        return found
+
+    def admonition(self, node: Any, depth: int, level: int) -> Admonition:
+        from docutils import nodes
+
+        classes = [c for c in node.get("classes", []) if not c.startswith("admonition")]
+        kind = node.tagname if node.tagname != "admonition" else (classes[0] if classes else "note")
+        title_node = node.next_node(nodes.title) if node.children else None
+        title = ""
+        if title_node is not None and title_node.parent is node:
+            title = _inline(title_node)
+        body = [c for c in node.children if not isinstance(c, nodes.title)]
+        return Admonition(kind.lower(), title, tuple(self.blocks(body, depth, level)))
+
+
+def _code(node: Any) -> CodeBlock:
+    from docutils import nodes
+
+    include = node.get("ragcli_include")
+    language = node.get("language") or ""
+    classes = [c for c in node.get("classes", []) if c not in ("code", "literal-block")]
+    if not language and classes:
+        language = classes[0]
+    if isinstance(node, nodes.doctest_block):
+        language = "pycon"
+    return CodeBlock(str(language).lower(), node.astext().rstrip("\n"), include)
+
+
+def _inline(node: Any) -> str:
+    """A text element's text: literals as code spans, references as their text."""
+    from docutils import nodes
+
+    parts: list[str] = []
+    for child in node.children:
+        if isinstance(child, nodes.Text):
+            parts.append(str(child))
+        elif isinstance(child, nodes.literal):
+            parts.append(code_span(child.astext()))
+        elif isinstance(child, nodes.title_reference):
+            parts.append(code_span(child.astext()))
+        elif isinstance(
+            child,
+            nodes.footnote_reference
+            | nodes.citation_reference
+            | nodes.image
+            | nodes.system_message
+            | nodes.target
+            | nodes.raw,
+        ):
+            if isinstance(child, nodes.target) and child.children:
+                parts.append(_inline(child))
+        elif isinstance(child, nodes.problematic):
+            parts.append(child.astext())
+        elif isinstance(child, nodes.Element):
+            parts.append(_inline(child))
+    return "".join(parts).strip()
+
+
+def _table(node: Any) -> Table:
+    from docutils import nodes
+
+    header: tuple[str, ...] = ()
+    rows: list[tuple[str, ...]] = []
+    for part in node.findall(lambda n: isinstance(n, nodes.thead | nodes.tbody)):
+        for row in part.children:
+            cells = tuple(
+                " ".join(" ".join(_inline(p) for p in entry.children).split())
+                for entry in row.children
+            )
+            if isinstance(part, nodes.thead) and not header:
+                header = cells
+            else:
+                rows.append(cells)
+    if not header and rows:
+        header, rows = rows[0], rows[1:]
+    return Table(header, tuple(rows))
+
+
+ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")
+
+
+def _heading_lines(text: str, blocks: list[Block], titles: list[str]) -> dict[int, tuple[int, int]]:
+    """Each section's text lines (1-based, blank lines around it left out), found by its
+    title's line followed by an adornment, in order."""
+    lines = text.split("\n")
+    starts: list[tuple[int, int]] = []  # (first line of the title, first line after it)
+    cursor = 0
+    for title in titles:
+        wanted = " ".join(title.split())
+        for index in range(cursor, len(lines) - 1):
+            if " ".join(lines[index].split()) == wanted and ADORNMENT.match(lines[index + 1]):
+                over = index > 0 and ADORNMENT.match(lines[index - 1]) is not None
+                starts.append((index - 1 if over else index, index + 2))
+                cursor = index + 2
+                break
+        else:
+            starts.append((cursor, cursor))
+    headings = [b for b in blocks if isinstance(b, Heading)]
+    found: dict[int, tuple[int, int]] = {}
+    bounds = [start for start, _ in starts[1:]] + [len(lines)]
+    if starts:
+        found[0] = _trimmed(lines, 0, starts[0][0])
+    else:
+        found[0] = _trimmed(lines, 0, len(lines))
+    for heading, (_, after), end in zip(headings, starts, bounds, strict=False):
+        found[id(heading)] = _trimmed(lines, after, end)
+    return found
+
+
+def _trimmed(lines: list[str], start: int, end: int) -> tuple[int, int]:
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return start + 1, max(start + 1, end)

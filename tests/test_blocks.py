@@ -1,0 +1,306 @@
+"""One reading of a document's structure (ragcli/blocks/): Markdown by markdown-it-py and
+mdit-py-plugins, reST by docutils, HTML by BeautifulSoup, into the same blocks; the
+normalised Markdown a chunk holds reads back into the blocks it was written from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragcli.blocks.markdown import read_markdown
+from ragcli.blocks.model import (
+    Admonition,
+    CodeBlock,
+    Heading,
+    ListItem,
+    Paragraph,
+    Table,
+    flat,
+)
+from ragcli.blocks.render import render
+
+DOCS = Path(__file__).resolve().parents[2] / "shared" / "eval" / "docs"
+
+
+def kinds(blocks):
+    return [type(b).__name__ for b in blocks]
+
+
+def test_a_heading_loses_its_attribute_list_and_keeps_its_code():
+    doc = read_markdown("# Advanced\n\n## `GZipMiddleware` { #gzipmiddleware }\n\nHandles GZip.\n")
+    heading = doc.blocks[1]
+    assert heading == Heading(2, "`GZipMiddleware`", ("Advanced", "`GZipMiddleware`"))
+    doc = read_markdown("## Type hints powering schema validation {#type-hints}\n\nText.")
+    assert doc.blocks[0].title == "Type hints powering schema validation"
+
+
+def test_inline_markup_is_rendered_to_text():
+    doc = read_markdown(
+        "Use [the client](https://x.org/client){.internal-link target=_blank} with **care**, "
+        "`httpx.Client()` and <kbd>Ctrl</kbd>-C.\n"
+    )
+    assert doc.blocks == [Paragraph("Use the client with care, `httpx.Client()` and Ctrl-C.")]
+
+
+def test_admonitions_blocks_and_callouts_are_admonitions():
+    text = (
+        '!!! note "Mind the pool"\n    Close the client.\n\n'
+        "/// tip | Faster\n\nUse `uv`.\n\n///\n\n"
+        "> [!WARNING]\n> Not thread-safe.\n\n"
+        '??? example "Example"\n    Some example.\n'
+    )
+    blocks = read_markdown(text).blocks
+    assert blocks[0] == Admonition("note", "Mind the pool", (Paragraph("Close the client."),))
+    assert blocks[1] == Admonition("tip", "Faster", (Paragraph("Use `uv`."),))
+    assert blocks[2] == Admonition("warning", "", (Paragraph("Not thread-safe."),))
+    assert isinstance(blocks[3], Admonition) and blocks[3].blocks == (Paragraph("Some example."),)
+
+
+def test_nested_pymdownx_blocks_close_at_their_own_marker():
+    text = (
+        "/// details | Full file\n\n//// tab | Python 3.10+\n\n```Python\n"
+        "{!./docs_src/tutorial001_py310.py!}\n```\n\n////\n\n"
+        "//// tab | Python 3.7+\n\n```Python\n{!./docs_src/tutorial001.py!}\n```\n\n////\n\n"
+        "///\n\nAfter the block.\n"
+    )
+    blocks = read_markdown(text).blocks
+    assert kinds(blocks) == ["Admonition", "Paragraph"]
+    assert blocks[0].blocks == (
+        CodeBlock(
+            "python",
+            "code example from ./docs_src/tutorial001_py310.py",
+            "./docs_src/tutorial001_py310.py",
+        ),
+        CodeBlock(
+            "python", "code example from ./docs_src/tutorial001.py", "./docs_src/tutorial001.py"
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    "directive, target",
+    [
+        ("{* ../../docs_src/app/tutorial001.py hl[3] *}", "../../docs_src/app/tutorial001.py"),
+        ('--8<-- "docs/examples/model.py"', "docs/examples/model.py"),
+        (
+            "```rust\n{{#rustdoc_include ../listings/ch02/src/main.rs:all}}\n```",
+            "../listings/ch02/src/main.rs",
+        ),
+        ("```rust\n{{#include ../listings/ch03/src/main.rs}}\n```", "../listings/ch03/src/main.rs"),
+    ],
+)
+def test_an_include_directive_is_a_reference_never_text(directive, target):
+    blocks = read_markdown(f"Intro text here.\n\n{directive}\n\nAfter.").blocks
+    (code,) = [b for b in blocks if isinstance(b, CodeBlock)]
+    assert code.include == target and code.text == f"code example from {target}"
+    assert all(target not in b.text for b in blocks if isinstance(b, Paragraph))
+
+
+def test_an_api_directive_with_options_is_one_reference():
+    text = "::: pydantic.BaseModel\n    options:\n        show_root_heading: true\n\nNext."
+    blocks = read_markdown(text).blocks
+    assert blocks == [
+        CodeBlock("", "API reference: pydantic.BaseModel", "pydantic.BaseModel"),
+        Paragraph("Next."),
+    ]
+
+
+def test_tables_lists_front_matter_and_tabs():
+    text = (
+        '---\ntitle: Install\n---\n\n=== "pip"\n\n'
+        "    ```bash\n    pip install pydantic\n    ```\n\n"
+        "| Option | Default |\n|---|---|\n| `timeout` | 5 |\n\n1. First\n2. Second\n   - inner\n"
+    )
+    doc = read_markdown(text)
+    assert doc.metadata == {"title": "Install"}
+    assert doc.blocks == [
+        CodeBlock("bash", "pip install pydantic"),
+        Table(("Option", "Default"), (("`timeout`", "5"),)),
+        ListItem("First", "1."),
+        ListItem("Second", "2."),
+        ListItem("inner", "-", 1),
+    ]
+
+
+def test_html_in_markdown_is_read_as_html():
+    text = (
+        '<Listing number="2-1" file-name="src/main.rs">\n\n```rust\nfn main() {}\n```\n\n'
+        '</Listing>\n\n<!-- a comment -->\n\n<div align="center">\n'
+        "<p>Centered <b>words</b>.</p>\n</div>\n"
+    )
+    assert read_markdown(text).blocks == [
+        CodeBlock("rust", "fn main() {}"),
+        Paragraph("Centered words."),
+    ]
+
+
+def test_normalised_markdown_reads_back_into_the_same_blocks():
+    blocks = [
+        Heading(1, "Title", ("Title",)),
+        Paragraph("A * star, 2*3*4, <T> and _private_ stay; max_length too, [x](y) is text."),
+        Paragraph("1996. A year that opens a line."),
+        Paragraph("# not a heading"),
+        ListItem("- looks like a marker", "-"),
+        ListItem("one `code` item", "1."),
+        ListItem("nested", "-", 1),
+        CodeBlock("python", "print('```')"),
+        CodeBlock("python", "code example from a.py", "a.py"),
+        Table(("a|b", "c"), (("1", "2"),)),
+        Admonition("note", "Careful", (Paragraph("Inside."), ListItem("item", "-"))),
+    ]
+    assert read_markdown(render(blocks), indented_code=False).blocks == blocks
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not DOCS.is_dir(), reason="the shared documentation sets are not here")
+def test_every_page_of_the_documentation_sets_reads_back_from_its_rendering():
+    for path in sorted(DOCS.rglob("*.md")):
+        blocks = read_markdown(path.read_text(encoding="utf-8")).blocks
+        again = read_markdown(render(blocks), indented_code=False).blocks
+        assert one_line(again) == one_line(blocks), path
+
+
+def one_line(blocks):
+    """The blocks with each paragraph's hard wraps as spaces, as render writes them. A
+    list's numbering and depth may change (two lists in a row read as one; an item nested
+    after a code block in its parent item reads as a top-level one)."""
+    return [
+        Paragraph(" ".join(b.text.split()))
+        if isinstance(b, Paragraph)
+        else ListItem(b.text)
+        if isinstance(b, ListItem)
+        else b
+        for b in flat(blocks)
+    ]
+
+
+RST = """\
+Quickstart
+==========
+
+.. module:: requests.models
+
+See :class:`~requests.cookies.RequestsCookieJar`, :func:`requests.get`, ``json=`` and
+`Sending JSON <https://example.org/json>`_.
+
+.. versionadded:: 2.4.2
+   The ``json`` parameter.
+
+Make a Request
+--------------
+
+Begin by importing the module::
+
+    >>> import requests
+
+.. code-block:: python
+   :emphasize-lines: 1
+
+   s = requests.Session()
+
+.. note:: Sessions persist cookies.
+
+.. literalinclude:: ../examples/session.py
+   :language: python
+
+.. autoclass:: requests.Session
+   :members:
+
+.. |ver| replace:: 2.31
+
+Version |ver| is current; :unknownrole:`text` and :ref:`the guide <guide>`.
+
+.. toctree::
+
+   user/install
+"""
+
+
+def test_rst_is_read_by_docutils_with_sphinx_roles_and_directives(capfd):
+    from ragcli.blocks.rst import read_rst
+
+    blocks = read_rst(RST).blocks
+    assert blocks == [
+        Heading(1, "Quickstart", ("Quickstart",)),
+        Paragraph("See `RequestsCookieJar`, `requests.get()`, `json=` and\nSending JSON."),
+        Paragraph("New in version 2.4.2: the `json` parameter."),
+        Heading(2, "Make a Request", ("Quickstart", "Make a Request")),
+        Paragraph("Begin by importing the module:"),
+        CodeBlock("", ">>> import requests"),
+        CodeBlock("python", "s = requests.Session()"),
+        Admonition("note", "", (Paragraph("Sessions persist cookies."),)),
+        CodeBlock("python", "code example from ../examples/session.py", "../examples/session.py"),
+        CodeBlock("", "API reference: requests.Session", "requests.Session"),
+        Paragraph("Version 2.31 is current; text and the guide."),
+    ]
+    out, err = capfd.readouterr()
+    assert out == err == ""  # no docutils system message
+
+
+def test_rst_sections_cite_their_lines():
+    from ragcli.ingest.loaders.text import rst_sections
+
+    sections = rst_sections(RST)
+    assert [(s.heading, s.locator) for s in sections] == [
+        ("Quickstart", "lines 4–10"),
+        ("Quickstart > Make a Request", "lines 15–38"),
+    ]
+    assert ":class:" not in sections[0].text and "RequestsCookieJar" in sections[0].text
+
+
+def test_html_reads_into_the_same_blocks():
+    from ragcli.blocks.html import html_document
+
+    page = (
+        "<html><head><title>Guide</title><script>x()</script></head><body>"
+        "<h1>Guide</h1><p>Use <code>httpx.get()</code> and <a href='/x'>the client</a>.</p>"
+        "<div class='admonition warning'><p class='admonition-title'>Warning</p>"
+        "<p>Close it.</p></div><ul><li>one</li><li>two<ul><li>inner</li></ul></li></ul>"
+        "<pre><code class='language-python'>print(1)</code></pre>"
+        "<table><tr><th>Name</th><th>Value</th></tr><tr><td>a</td><td>1</td></tr></table>"
+        "</body></html>"
+    )
+    title, blocks = html_document(page)
+    assert title == "Guide"
+    assert blocks == [
+        Heading(1, "Guide", ()),
+        Paragraph("Use `httpx.get()` and the client."),
+        Admonition("warning", "", (Paragraph("Close it."),)),
+        ListItem("one", "-"),
+        ListItem("two", "-"),
+        ListItem("inner", "-", 1),
+        CodeBlock("python", "print(1)"),
+        Table(("Name", "Value"), (("a", "1"),)),
+    ]
+
+
+def test_a_version_note_is_one_sentence_that_holds_the_version():
+    blocks = read_markdown(
+        "/// version-added | v2.12\n\nThe `exclude_if` parameter.\n\n///\n"
+    ).blocks
+    assert blocks == [Paragraph("Version added v2.12: the `exclude_if` parameter.")]
+
+
+def test_a_markdown_file_read_in_pieces_gives_the_blocks_read_whole():
+    """A file too large to hold is read in pieces; a block a cut falls inside (a code
+    block with blank lines, a list) is carried into the next piece, headings keep paths."""
+    from ragcli.blocks.markdown import iter_markdown_blocks
+
+    part = (
+        "# Guide\n\nIntro text.\n\n## Install\n\n```bash\npip install x\n\n\npip check\n```\n\n"
+        "- one\n- two\n\nClosing words.\n\n"
+    )
+    text = part * 40
+    pieces = [text[i : i + 97] for i in range(0, len(text), 97)]
+    assert list(iter_markdown_blocks(pieces)) == read_markdown(text).blocks
+
+
+def test_a_terminal_transcript_loses_its_colour_tags_only():
+    text = '```console\n$ python main.py\n\n<font color="#F92672"><b>Alert!</b></font> 1 < 2\n```'
+    assert read_markdown(text).blocks == [CodeBlock("console", "$ python main.py\n\nAlert! 1 < 2")]
+
+
+def test_a_heading_inside_a_quote_titles_the_aside_not_a_section():
+    blocks = read_markdown("# Ownership\n\n> ### The Stack\n>\n> Aside.\n\nAfter.").blocks
+    assert blocks[1:] == [Paragraph("The Stack"), Paragraph("Aside."), Paragraph("After.")]
