@@ -18,7 +18,7 @@ extractive backend. Per set it reports:
 Rhine article: a gold answer in the answer, and the median answer length.
 
     .venv/bin/python scripts/howto_benchmark.py [--set NAME|docs|all] [--split all|tune|held]
-        [--stores DIR] [--show] [--json] [--check-questions] [--setting KEY=VALUE] [--setting KEY=VALUE]
+        [--stores DIR] [--show] [--json] [--check-questions] [--setting KEY=VALUE]
 
 `--stores DIR` keeps each set's store in DIR/NAME between runs (an ingest of unchanged
 files is a no-op); without it temporary stores are used. `--json` prints one object for one
@@ -276,13 +276,6 @@ def main() -> int:
         help="print every answer and its sources (to stderr with --json)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.add_argument(
-        "--setting",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a setting for the asks, e.g. retrieval.expand=prf (repeatable)",
-    )
     parser.add_argument(
         "--setting",
         action="append",
