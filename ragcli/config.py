@@ -52,7 +52,10 @@ class EmbeddingSettings(Section):
     model: str = "all-MiniLM-L6-v2"  # for openai: the name the server knows the model by
     backend: Literal["onnx", "torch"] = "onnx"
     device: str = "cpu"
-    batch_size: int = Field(32, ge=1, le=1024)
+    # Texts per forward pass (per request for a server). Unset: ONNX_BATCH_SIZE on the
+    # CPU's ONNX, where small batches pad least and ran fastest (docs/performance.md), and
+    # 32 for torch and per server request.
+    batch_size: int | None = Field(None, ge=1, le=1024)
     # int8: the same graph with dynamically quantised weights (onnx backend only), faster
     # on a CPU; a collection keeps the precision it was built with.
     precision: Literal["fp32", "int8"] = "fp32"

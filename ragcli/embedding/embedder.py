@@ -18,6 +18,11 @@ from ragcli.errors import ConfigError
 
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
 BUNDLED_ALIASES = {BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}"}
+# Texts per forward pass when embedding.batch_size is unset. On a CPU, ONNX ran fastest in
+# batches of 8 (SciFact-500 and long Markdown, docs/performance.md): the embedder sorts by
+# length, and a smaller batch pads its shorter texts less. torch and servers keep 32.
+ONNX_BATCH_SIZE = 8
+BATCH_SIZE = 32
 
 
 class Embedder(Protocol):
@@ -131,13 +136,15 @@ def make_embedder(
                 f"embedding.precision {settings.precision} needs embedding.backend onnx on "
                 f"the CPU (backend is {settings.backend}, device {settings.device})"
             )
-        return SentenceTransformerEmbedder(settings.model, settings.device, settings.batch_size)
+        return SentenceTransformerEmbedder(
+            settings.model, settings.device, settings.batch_size or BATCH_SIZE
+        )
     model_dir = resolve_model_dir(settings.model)
     from ragcli.embedding.onnx import OnnxEmbedder
 
     embedder = OnnxEmbedder(
         model_dir,
-        batch_size=settings.batch_size,
+        batch_size=settings.batch_size or ONNX_BATCH_SIZE,
         on_export=on_export,
         precision=settings.precision,
     )
@@ -154,7 +161,7 @@ def _server_embedder(settings: EmbeddingSettings) -> Embedder:
         url=settings.url,
         model=settings.model,
         api_key=settings.api_key.get_secret_value() if settings.api_key else None,
-        batch_size=settings.batch_size,
+        batch_size=settings.batch_size or BATCH_SIZE,
         concurrency=settings.concurrency,
         timeout=settings.timeout,
         max_retries=settings.max_retries,

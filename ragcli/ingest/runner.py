@@ -44,6 +44,10 @@ STATUSES = ("new", "changed", "unchanged", "skipped", "failed", "removed")
 # Chunks embedded together. The embedder sorts them by length into batches, so a larger pool
 # pads less: on SciFact, 8.5 % padding overhead at 256 chunks, 3.5 % at 1024.
 FLUSH_CHUNKS = 1024
+# The first batch is sent after this many chunks and each next one is twice the last, up
+# to FLUSH_CHUNKS: embedding starts while the rest is still read, and a small corpus is not
+# one batch embedded only after every file is read and written only after all of it.
+FIRST_FLUSH_CHUNKS = 64
 # Text and Markdown files above this size are streamed: read, chunked, embedded and stored
 # in pieces, so memory stays bounded whatever the file's size.
 STREAM_BYTES = 8 << 20
@@ -277,6 +281,7 @@ class Ingestor:
         A stop is looked at before each entry and while an embedding is awaited."""
         pending: list[Item] = []
         pending_chunks = 0
+        flush_at = min(FIRST_FLUSH_CHUNKS, FLUSH_CHUNKS)
         embedded = 0
 
         def store(items: list[Item], vectors: Any) -> int:
@@ -319,9 +324,10 @@ class Ingestor:
                         pending_chunks += outcome_or_item.chunk_count()
                         item = outcome_or_item
                         activity.read(item.size, item.chunk_count(), item.key)
-                    if pending_chunks >= FLUSH_CHUNKS:
+                    if pending_chunks >= flush_at:
                         embedded += batches.send(windowed(pending))
                         pending, pending_chunks = [], 0
+                        flush_at = min(flush_at * 2, FLUSH_CHUNKS)
                     if progress:
                         progress(done, total, embedded)
                 embedded += batches.send(windowed(pending)) + batches.flush()
