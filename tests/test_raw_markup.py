@@ -32,6 +32,7 @@ CAUGHT = [
     ("include", "{* ../docs_src/first_steps/tutorial001.py hl[3] *}"),
     ("include", "{!./docs_src/tutorial/select/tutorial001.py[ln:1-3]!}"),
     ("include", '--8<-- "docs/snippets/example.py"'),
+    ("include", "```rust\n{{#rustdoc_include ../listings/ch04/src/main.rs:here}}\n```"),
     ("include", "{{#include ../listings/ch02/no-listing-01/Cargo.toml}}"),
     ("include", "{{#rustdoc_include ../listings/ch02/listing-02-01/src/main.rs:all}}"),
     ("include", ".. literalinclude:: ../examples/client.py"),
@@ -70,6 +71,9 @@ CLEAN = [
     "x = {'a': 1, 'b': {2, 3}}",
     "value = matrix[i][j] + grid[0][1] + rows()[0][2]",
     "```python\nprint({'a': 1})\n```",
+    # a code block's own text: a console's keys, an HTML example
+    "```console\n$ typer ./main.py run --name [TAB][TAB]\n```",
+    '```html\n<div class="note">Hi</div>\n```',
 ]
 
 

@@ -68,14 +68,26 @@ PATTERNS: dict[str, re.Pattern[str]] = {
 }
 
 
+# Kinds looked for in code blocks too: an include or a fence's attributes left in a code
+# block are the site's syntax; the others there are the example's own text (a console's
+# `[TAB][TAB]`, an HTML or Jinja example, a Rust doc comment).
+IN_CODE_TOO = ("attribute-list", "include")
+FENCED_BODY = re.compile(r"(?ms)^([ \t]*```[^\n]*\n).*?^([ \t]*```[ \t]*$)")
+
+
 def raw_markup(text: str) -> list[str]:
     """The kinds of raw markup in `text`, in the order of PATTERNS; [] when it is clean."""
-    return [kind for kind, pattern in PATTERNS.items() if pattern.search(text)]
+    return [kind for kind, pattern in PATTERNS.items() if pattern.search(_scope(text, kind))]
+
+
+def _scope(text: str, kind: str) -> str:
+    """`text`, without its code blocks' bodies unless `kind` is looked for in code too."""
+    return text if kind in IN_CODE_TOO else FENCED_BODY.sub(r"\1\2", text)
 
 
 def markup_examples(text: str, limit: int = 3) -> list[str]:
     """Up to `limit` of the raw markup snippets found in `text`, to show where they are."""
     found: list[str] = []
-    for pattern in PATTERNS.values():
-        found.extend(m.group(0) for m in pattern.finditer(text))
+    for kind, pattern in PATTERNS.items():
+        found.extend(m.group(0) for m in pattern.finditer(_scope(text, kind)))
     return found[:limit]
