@@ -74,6 +74,10 @@ def block_units(block: Block, opens_section: bool = False) -> list[Unit]:
     if isinstance(block, Heading):
         return [Unit(f"{'#' * block.level} {block.title}", "heading", block)]
     if isinstance(block, ListItem):
+        # A step of a numbered list is quoted whole: a procedure's steps are its units
+        # ("2. Run `dw admin restore …`. You will be asked for the passphrase …").
+        if block.marker[:1].isdigit():
+            return [Unit(f"{block.marker} {' '.join(block.text.split())}", "item", block)]
         # An item of several sentences is a paragraph in a list: its first sentence is the
         # item, the others sentences of their own (introduced() quotes them together).
         # A fragment ("(Default 100)") stays with the sentence before it.
