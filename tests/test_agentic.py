@@ -115,6 +115,40 @@ def test_extractive_synthesis_one_section_per_sub_question_without_repeats(tmp_p
     )
 
 
+def test_extractive_synthesis_quotes_lists_and_code_after_the_prose(tmp_path):
+    """A line after a list item would continue the item, and text after a closing fence
+    would keep the code block open: a section's prose comes first, then its list items
+    and code blocks on lines of their own, a code block's citation on the line after it."""
+    settings = settings_for(tmp_path)
+    backend = ExtractiveBackend(
+        service.embedder(settings), settings.llm, service.calibration(settings)
+    )
+    config = chunk("c", "| Key | Default |\n|---|---|\n| `http_port` | 7420 |", "docs/config.md")
+    backup = chunk("b", "```toml\n[backup]\nenabled = true\n```\nBackups are off.", "docs/b.md")
+    subs = [
+        SubAnswer(
+            question="What is the web port?",
+            answer="- Key: `http_port`; Default: 7420 [1] The web port serves the app. [1]",
+            sources=[config],
+        ),
+        SubAnswer(
+            question="How do I turn backups on?",
+            answer="```toml\n[backup]\nenabled = true\n```\n[1]\nBackups are off until then. [1]",
+            sources=[backup],
+        ),
+    ]
+    assert backend.synthesize("port and backups?", subs) == (
+        "**What is the web port?**\n"
+        "The web port serves the app. [1]\n"
+        "- Key: `http_port`; Default: 7420 [1]\n"
+        "Sources: [1] docs/config.md\n\n"
+        "**How do I turn backups on?**\n"
+        "Backups are off until then. [2]\n"
+        "```toml\n[backup]\nenabled = true\n```\n[2]\n"
+        "Sources: [2] docs/b.md"
+    )
+
+
 # -- the openai-compatible backend ---------------------------------------------------------
 
 

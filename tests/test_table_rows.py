@@ -13,6 +13,7 @@ from ragcli.ingest.loaders import Section
 from ragcli.ingest.loaders.base import compact_rows, expand_rows, rows_locator
 from ragcli.ingest.loaders.markup import html_sections
 from ragcli.ingest.loaders.sheets import sheet_sections
+from ragcli.ingest.loaders.tables import row_line
 from ragcli.llm.segment import units
 from ragcli.llm.table_rows import named_rows
 from ragcli.models import ChunkMetadata, RetrievedChunk
@@ -107,3 +108,10 @@ def test_an_html_data_table_reads_as_rows_with_column_names():
     rows = [u.text for u in units(section.text) if u.kind == "row"]
     assert rows == ["Item: Brontide lamp; Price: 349"]  # as an answer quotes the row
     assert "A layout cell." in section.text  # a layout table keeps its text
+
+
+def test_a_tables_empty_corner_cell_names_nothing():
+    # `|  | Community | Team |` over `| Price | Free | $6 |`: the first column names the row.
+    assert row_line(["", "Community", "Team"], ["Price", "Free", "$6"]) == (
+        "Price; Community: Free; Team: $6"
+    )

@@ -184,6 +184,12 @@ def section_example(text: str, position: int, names: str = "") -> tuple[str, int
     return (found[ranked[0]].text, ranked[0]) if ranked else None
 
 
+def _ends_in_a_block(quote: str) -> bool:
+    """`quote`'s last line is a list item or a table row, or closes a code block."""
+    lines = quote.rstrip().split("\n")
+    return bool(ITEM_OR_ROW.match(lines[-1])) or len(lines) > 1 and bool(FENCE.match(lines[-2]))
+
+
 def _same(one: Candidate, other: Candidate) -> bool:
     """Two units saying the same thing. Rows of a table embed alike whatever their values,
     so two rows are the same only when their words are."""
@@ -655,10 +661,18 @@ class ExtractiveBackend:
                 said.append(vector)
                 # A blank line would end the section (one follows a quoted list).
                 text = re.sub(r"\n\s*\n", "\n", text.strip("\n"))
-                quoted.append(text + " " + "".join(f"[{n}]" for n in numbers))
+                cites = "".join(f"[{n}]" for n in numbers)
+                # Nothing may follow a closing fence on its line.
+                closes_code = FENCE.match(text.rsplit("\n", 1)[-1])
+                quoted.append(text + ("\n" if closes_code else " ") + cites)
                 cited.extend(numbers)
             if quoted:
-                body = " ".join(quoted)
+                # In Markdown a line after a list item continues the item, and a blank line
+                # would end the section: quotes that end in a list (or a code block) come
+                # after the prose, each on lines of its own.
+                prose = [q for q in quoted if not _ends_in_a_block(q)]
+                blocks = [q for q in quoted if _ends_in_a_block(q)]
+                body = "\n".join([" ".join(prose)] * bool(prose) + blocks)
             elif runs:
                 body = "Answered above."
                 cited = [n for _, numbers in runs for n in numbers]

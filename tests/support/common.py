@@ -18,9 +18,12 @@ def settings_for(store: Path, **overrides) -> Settings:
 
 
 def quoted_in(quote: str, source: str) -> bool:
-    """`quote`, a piece of an offline answer, is text of `source` (hard wraps undone). A
-    Markdown table row is quoted as a list item (`- a | b`) of the source's `| a | b |`."""
-    quote, source = " ".join(quote.split()), " ".join(source.split())
-    if quote.startswith("- ") and " | " in quote:
-        return f"| {quote[2:]} |" in source or quote in source
-    return quote in source
+    """`quote`, a piece of an offline answer, is text of `source` as a reader sees it
+    (ragcli/llm/segment.py: hard wraps undone, a table's row as `Key: a; Default: b`),
+    quoted as it is or as a list item (`- Key: a; Default: b`)."""
+    from ragcli.llm.segment import plain_text
+
+    quote = " ".join(quote.split())
+    seen = " ".join(plain_text(source).split())
+    flat = " ".join(source.split())
+    return any(q in seen or q in flat for q in (quote, quote.removeprefix("- ")))

@@ -41,7 +41,8 @@ def row_line(headers: Sequence[str], row: Sequence[object]) -> str:
         if not text:
             continue
         name = headers[index] if index < len(headers) else column_letter(index)
-        parts.append(f"{name}: {text}" if name != text else text)
+        # A table's empty corner cell names nothing: its column holds the rows' names.
+        parts.append(f"{name}: {text}" if name and name != text else text)
     return "; ".join(parts)
 
 
