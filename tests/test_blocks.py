@@ -304,3 +304,16 @@ def test_a_terminal_transcript_loses_its_colour_tags_only():
 def test_a_heading_inside_a_quote_titles_the_aside_not_a_section():
     blocks = read_markdown("# Ownership\n\n> ### The Stack\n>\n> Aside.\n\nAfter.").blocks
     assert blocks[1:] == [Paragraph("The Stack"), Paragraph("Aside."), Paragraph("After.")]
+
+
+def test_sloppy_html_keeps_what_an_unclosed_heading_swallowed():
+    from ragcli.blocks.html import html_document
+
+    _, blocks = html_document("<body><h1>Title<p>Text under it, the tag never closed.</body>")
+    assert blocks == [Heading(1, "Title", ()), Paragraph("Text under it, the tag never closed.")]
+
+
+def test_deeply_nested_markdown_is_not_dropped():
+    # CommonMark's preset of markdown-it stops at 20 levels and drops the rest silently.
+    document = read_markdown("# H\n\n" + "> " * 40 + "deep text\n")
+    assert "deep text" in [getattr(b, "text", "") for b in flat(document.blocks)]

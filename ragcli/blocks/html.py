@@ -85,9 +85,7 @@ class _Walker:
             return
         self.flush()
         if name in HEADINGS:
-            title = heading_title(_collapse(_inline_children(tag)))
-            if title:
-                self.found.append(Heading(HEADINGS[name], title, ()))
+            self.heading(tag, depth)
         elif name == "p":
             self.inline.append(_inline_children(tag))
             self.flush()
@@ -104,6 +102,29 @@ class _Walker:
         else:
             self.walk(tag, depth)
         self.flush()
+
+    def heading(self, tag: Any, depth: int) -> None:
+        """A heading, and what an unclosed one swallowed: `<h1>Title<p>Text…` (sloppy HTML,
+        which html.parser nests as written) is a heading "Title" and a paragraph."""
+        from bs4 import NavigableString, Tag
+
+        children = list(tag.children)
+        block = next(
+            (
+                i
+                for i, child in enumerate(children)
+                if isinstance(child, Tag) and child.name not in INLINE | {"br", "img"}
+            ),
+            len(children),
+        )
+        title = heading_title(_collapse("".join(_part(c) for c in children[:block])))
+        if title:
+            self.found.append(Heading(HEADINGS[tag.name], title, ()))
+        for child in children[block:]:
+            if isinstance(child, Tag):
+                self.element(child, depth)
+            elif isinstance(child, NavigableString) and type(child) is NavigableString:
+                self.inline.append(str(child))
 
     def items(self, tag: Any, depth: int) -> None:
         ordered = tag.name == "ol"
@@ -167,21 +188,22 @@ def _inline(tag: Any) -> str:
 
 
 def _inline_children(tag: Any) -> str:
+    return "".join(_part(child) for child in tag.children)
+
+
+def _part(child: Any) -> str:
+    """A child's text inline: a comment none, a block's text set apart by spaces."""
     from bs4 import Comment, NavigableString, Tag
 
-    parts = []
-    for child in tag.children:
-        if isinstance(child, Comment):
-            continue
-        if isinstance(child, NavigableString):
-            parts.append(str(child))
-        elif isinstance(child, Tag):
-            parts.append(
-                _inline(child)
-                if child.name in INLINE or child.name in ("br", "img")
-                else " " + child.get_text(" ") + " "
-            )
-    return "".join(parts)
+    if isinstance(child, Comment):
+        return ""
+    if isinstance(child, NavigableString):
+        return str(child)
+    if isinstance(child, Tag):
+        if child.name in INLINE or child.name in ("br", "img"):
+            return _inline(child)
+        return " " + child.get_text(" ") + " "
+    return ""
 
 
 def _collapse(text: str) -> str:

@@ -95,7 +95,9 @@ def _parser(indented_code: bool) -> MarkdownIt:
     from mdit_py_plugins.deflist import deflist_plugin
     from mdit_py_plugins.front_matter import front_matter_plugin
 
-    md = MarkdownIt("commonmark", {"html": True}).enable("table")
+    # CommonMark's preset stops reading at 20 levels of nesting and drops what is deeper
+    # without a word; 100 (markdown-it's own default) keeps any real page whole.
+    md = MarkdownIt("commonmark", {"html": True, "maxNesting": 100}).enable("table")
     md.use(front_matter_plugin).use(attrs_plugin).use(attrs_block_plugin)
     md.use(deflist_plugin).use(admon_plugin)
     md.block.ruler.before(
