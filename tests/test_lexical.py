@@ -70,6 +70,12 @@ def test_query_terms_are_stemmed_and_summed(tmp_path: Path) -> None:
     assert [d for d, _ in rest] == ["b"]
 
 
+def test_a_word_said_twice_counts_once(tmp_path: Path) -> None:
+    make(tmp_path)
+    index = LexicalIndex(tmp_path)
+    assert index.search("mice chasing mice", 10) == index.search("chasing mice", 10)
+
+
 def test_a_questions_function_words_are_not_its_terms(tmp_path: Path) -> None:
     """In prose, "what" and "does" are as rare as a name: a passage that only shares them
     with the question must not match it, nor rank with the one holding the name."""

@@ -263,6 +263,9 @@ class LexicalIndex:
         found = self._query_cache.get(query)
         if found is None:
             found = self._tokenize([query], QUERY_STOPWORDS)[0] or self._tokens_of(query)
+            # A word said twice is one term: "X increases X expression" is not about X twice
+            # as much (SciFact train, 5 folds: hybrid nDCG@10 0.7386 → 0.7418, docs/retrieval.md).
+            found = list(dict.fromkeys(found))
             if len(self._query_cache) > TOKEN_CACHE_SIZE:
                 self._query_cache.clear()
             self._query_cache[query] = found
