@@ -124,12 +124,13 @@ def test_extractive_synthesis_quotes_lists_and_code_after_the_prose(tmp_path):
         service.embedder(settings), settings.llm, service.calibration(settings)
     )
     config = chunk("c", "| Key | Default |\n|---|---|\n| `http_port` | 7420 |", "docs/config.md")
+    guide = chunk("g", "The web port serves the app.", "docs/guide.md")
     backup = chunk("b", "```toml\n[backup]\nenabled = true\n```\nBackups are off.", "docs/b.md")
     subs = [
         SubAnswer(
             question="What is the web port?",
-            answer="- Key: `http_port`; Default: 7420 [1] The web port serves the app. [1]",
-            sources=[config],
+            answer="- Key: `http_port`; Default: 7420 [1] The web port serves the app. [2]",
+            sources=[config, guide],
         ),
         SubAnswer(
             question="How do I turn backups on?",
@@ -139,13 +140,13 @@ def test_extractive_synthesis_quotes_lists_and_code_after_the_prose(tmp_path):
     ]
     assert backend.synthesize("port and backups?", subs) == (
         "**What is the web port?**\n"
-        "The web port serves the app. [1]\n"
+        "The web port serves the app. [2]\n"
         "- Key: `http_port`; Default: 7420 [1]\n"
-        "Sources: [1] docs/config.md\n\n"
+        "Sources: [2] docs/guide.md; [1] docs/config.md\n\n"  # in the order they are read
         "**How do I turn backups on?**\n"
-        "Backups are off until then. [2]\n"
-        "```toml\n[backup]\nenabled = true\n```\n[2]\n"
-        "Sources: [2] docs/b.md"
+        "Backups are off until then. [3]\n"
+        "```toml\n[backup]\nenabled = true\n```\n[3]\n"
+        "Sources: [3] docs/b.md"
     )
 
 

@@ -648,7 +648,8 @@ class ExtractiveBackend:
         said_text: set[str] = set()
         sections = []
         for sub in sub_answers:
-            quoted, cited = [], []
+            quoted: list[tuple[str, list[int]]] = []  # (text as quoted, its citations)
+            cited: list[int] = []
             runs = cited_runs(sub.answer)
             vectors = self._vectors([text for text, _ in runs])
             for (text, numbers), vector in zip(runs, vectors, strict=False):
@@ -664,15 +665,16 @@ class ExtractiveBackend:
                 cites = "".join(f"[{n}]" for n in numbers)
                 # Nothing may follow a closing fence on its line.
                 closes_code = FENCE.match(text.rsplit("\n", 1)[-1])
-                quoted.append(text + ("\n" if closes_code else " ") + cites)
-                cited.extend(numbers)
+                quoted.append((text + ("\n" if closes_code else " ") + cites, numbers))
             if quoted:
                 # In Markdown a line after a list item continues the item, and a blank line
                 # would end the section: quotes that end in a list (or a code block) come
                 # after the prose, each on lines of its own.
-                prose = [q for q in quoted if not _ends_in_a_block(q)]
-                blocks = [q for q in quoted if _ends_in_a_block(q)]
-                body = "\n".join([" ".join(prose)] * bool(prose) + blocks)
+                prose = [q for q in quoted if not _ends_in_a_block(q[0])]
+                blocks = [q for q in quoted if _ends_in_a_block(q[0])]
+                lines = [" ".join(q for q, _ in prose)] if prose else []
+                body = "\n".join(lines + [q for q, _ in blocks])
+                cited = [n for _, numbers in prose + blocks for n in numbers]
             elif runs:
                 body = "Answered above."
                 cited = [n for _, numbers in runs for n in numbers]
