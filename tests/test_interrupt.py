@@ -133,8 +133,13 @@ def ctrl_c_after(chunks: int, docs: Path, store: Path, **env: str):
     seconds from the signal to the exit."""
     import threading
 
-    # A plain progress line (stderr is a pipe) every 0.2 s: the chunks embedded so far.
-    prelude = "import ragcli.cli.ingest as ingest_cli\ningest_cli.PROGRESS_LINE_SECONDS = 0.2"
+    # A plain progress line (stderr is a pipe) every 0.2 s: the chunks embedded so far. The
+    # first batch is a whole one (not the small first batch that starts a run's embedding
+    # early), so that the stop lands inside a batch none of whose files is written yet.
+    prelude = (
+        "import ragcli.cli.ingest as ingest_cli\ningest_cli.PROGRESS_LINE_SECONDS = 0.2\n"
+        "import ragcli.ingest.runner as runner\nrunner.FIRST_FLUSH_CHUNKS = runner.FLUSH_CHUNKS"
+    )
     code = (
         f"{prelude}\nimport sys\nfrom ragcli.cli import main\nsys.argv = ['ragcli', 'ingest', "
         f"{str(docs)!r}, '--store', {str(store)!r}, '--json']\nmain()"
@@ -202,6 +207,34 @@ def test_ctrl_c_before_the_first_write_keeps_the_files_embedded(tmp_path):
     # Every text is unique (the headings name their guide), so none is embedded once for two.
     assert len(embedded) == len(written["documents"]) - report["chunks_added"]
     assert sorted(embedded) == sorted(not_kept)
+
+
+@pytest.mark.skipif(not SCIFACT.exists(), reason="needs the SciFact corpus in ../shared/eval")
+def test_a_small_corpus_is_embedded_and_written_in_growing_batches(tmp_path):
+    """Issue 40: 924 chunks were one batch of 1,024, embedded only once every file was read
+    and written only once all of it was embedded. The first batch now goes after 64 chunks,
+    and each next one is twice the last."""
+    from ragcli import service
+    from ragcli.ingest.runner import FIRST_FLUSH_CHUNKS
+    from tests.support.common import settings_for
+
+    docs = tmp_path / "docs"
+    abstracts(docs, 120)
+    ingestor = service.ingestor(settings_for(tmp_path / "store"))
+    written: list[int] = []
+    real_store = ingestor._store_batch
+
+    def counting(items, vectors, collection, report):
+        written.append(sum(len(item.chunks) for item in items))
+        return real_store(items, vectors, collection, report)
+
+    ingestor._store_batch = counting  # type: ignore[method-assign]
+    report = ingestor.run([docs], "docs")
+    assert sum(written) == report.chunks_added
+    assert len(written) >= 2, written
+    # Each batch is sent once it holds its share of whole files: at least that many chunks.
+    for number, chunks in enumerate(written[:-1]):
+        assert chunks >= FIRST_FLUSH_CHUNKS * 2**number, written
 
 
 def test_identical_chunk_texts_are_embedded_once_per_batch(tmp_path):
