@@ -317,3 +317,26 @@ def test_deeply_nested_markdown_is_not_dropped():
     # CommonMark's preset of markdown-it stops at 20 levels and drops the rest silently.
     document = read_markdown("# H\n\n" + "> " * 40 + "deep text\n")
     assert "deep text" in [getattr(b, "text", "") for b in flat(document.blocks)]
+
+
+def test_a_numbered_heading_is_its_own_title_in_a_chunk(tmp_path):
+    """ "## 8. Your rights" is a heading, not a list: its title is not escaped, so its chunk
+    opens with it and gets no second heading line (`# Policy > 8. Your rights`)."""
+    from ragcli.config import Settings
+    from ragcli.embedding.embedder import tokenizer_dir
+    from ragcli.embedding.wordpieces import TokenCounter
+    from ragcli.ingest.chunker import Chunker
+    from ragcli.ingest.parse_pool import parse
+
+    assert render(read_markdown("## 8. Your rights\n\nText.\n").blocks).startswith(
+        "## 8. Your rights\n"
+    )
+    page = tmp_path / "policy.md"
+    page.write_text(
+        "# Policy\n\nIntro.\n\n## 8. Your rights\n\nYou may ask.\n\n## _private names\n\nNo.\n"
+    )
+    settings = Settings()
+    chunker = Chunker(TokenCounter(tokenizer_dir(settings.embedding)), 40, 0)
+    texts = [chunk.text for chunk in parse(page, chunker).chunks]
+    assert "## 8. Your rights\n\nYou may ask." in texts
+    assert not any(text.startswith("# Policy > ") for text in texts), texts

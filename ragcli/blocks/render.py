@@ -63,7 +63,9 @@ def render(blocks: list[Block] | tuple[Block, ...]) -> str:
 
 def render_block(block: Block) -> str:
     if isinstance(block, Heading):
-        title = escape_line(block.title).rstrip()
+        # A heading's title is inline text: "## 8. Your rights" opens no list, so only
+        # inline markup is escaped (an escaped "8\." kept the chunk from seeing its title).
+        title = escape_text(block.title).rstrip()
         if title.endswith("#"):
             title = title[:-1] + "\\#"
         return f"{'#' * block.level} {title}"

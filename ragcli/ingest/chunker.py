@@ -41,6 +41,8 @@ METHODS = ("section", "paragraph", "sentence", "token")
 HEADING_SHARE = 4
 # Heading marks and spaces before a heading's text, for "does the chunk begin with it".
 HEADING_MARKS = re.compile(r"^[#\s]+")
+# A backslash before punctuation: a rendered heading's escapes (`\_private`) are its title.
+MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
 @dataclass
@@ -339,7 +341,8 @@ def _rows_of(section: Section, lines: list[int] | None) -> list[int]:
 def _opens_with(text: str, heading: str) -> bool:
     """Whether `text` begins with its heading: the whole path, or its last part (the
     section's own title, as a Markdown section or a slide begins), heading marks aside."""
-    start = " ".join(HEADING_MARKS.sub("", text[: len(heading) + 16]).split()).casefold()
+    start = HEADING_MARKS.sub("", text[: len(heading) + 32])
+    start = " ".join(MARKDOWN_ESCAPE.sub(r"\1", start).split()).casefold()
     wanted = " ".join(heading.split()).casefold()
     own = wanted.rsplit(" > ", 1)[-1]
     return any(re.match(re.escape(h) + r"(?!\w)", start) for h in (wanted, own))
