@@ -25,6 +25,8 @@ INLINE = frozenset(
     "a abbr b bdi bdo cite code data del dfn em font i ins kbd label mark q s samp small span "
     "strong sub sup time tt u var wbr".split()
 )
+# Inline elements and the void ones read inline: what runs on within a line of text.
+PHRASING = INLINE | {"br", "img"}
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
 # A cell holding one of these is a page's layout, not data: such a table is read as blocks.
 LAYOUT = "address article blockquote div dl form h1 h2 h3 h4 h5 h6 ol p pre section table ul"
@@ -80,7 +82,7 @@ class _Walker:
 
     def element(self, tag: Any, depth: int) -> None:
         name = tag.name
-        if name in INLINE or name in ("br", "img"):
+        if name in PHRASING:
             self.inline.append(_inline(tag))
             return
         self.flush()
@@ -113,7 +115,7 @@ class _Walker:
             (
                 i
                 for i, child in enumerate(children)
-                if isinstance(child, Tag) and child.name not in INLINE | {"br", "img"}
+                if isinstance(child, Tag) and child.name not in PHRASING
             ),
             len(children),
         )
@@ -200,7 +202,7 @@ def _part(child: Any) -> str:
     if isinstance(child, NavigableString):
         return str(child)
     if isinstance(child, Tag):
-        if child.name in INLINE or child.name in ("br", "img"):
+        if child.name in PHRASING:
             return _inline(child)
         return " " + child.get_text(" ") + " "
     return ""

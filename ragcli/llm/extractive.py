@@ -184,12 +184,6 @@ def section_example(text: str, position: int, names: str = "") -> tuple[str, int
     return (found[ranked[0]].text, ranked[0]) if ranked else None
 
 
-def _ends_in_a_block(quote: str) -> bool:
-    """`quote`'s last line is a list item or a table row, or closes a code block."""
-    lines = quote.rstrip().split("\n")
-    return bool(ITEM_OR_ROW.match(lines[-1])) or len(lines) > 1 and bool(FENCE.match(lines[-2]))
-
-
 def _same(one: Candidate, other: Candidate) -> bool:
     """Two units saying the same thing. Rows of a table embed alike whatever their values,
     so two rows are the same only when their words are."""
@@ -648,7 +642,8 @@ class ExtractiveBackend:
         said_text: set[str] = set()
         sections = []
         for sub in sub_answers:
-            quoted: list[tuple[str, list[int]]] = []  # (text as quoted, its citations)
+            # (text as quoted, its citations, whether it ends in a list item, row or code)
+            quoted: list[tuple[str, list[int], bool]] = []
             cited: list[int] = []
             runs = cited_runs(sub.answer)
             vectors = self._vectors([text for text, _ in runs])
@@ -663,18 +658,22 @@ class ExtractiveBackend:
                 # A blank line would end the section (one follows a quoted list).
                 text = re.sub(r"\n\s*\n", "\n", text.strip("\n"))
                 cites = "".join(f"[{n}]" for n in numbers)
+                last = text.rsplit("\n", 1)[-1]
+                closes_code = bool(FENCE.match(last))
+                ends_in_a_block = closes_code or bool(ITEM_OR_ROW.match(last))
                 # Nothing may follow a closing fence on its line.
-                closes_code = FENCE.match(text.rsplit("\n", 1)[-1])
-                quoted.append((text + ("\n" if closes_code else " ") + cites, numbers))
+                quoted.append(
+                    (text + ("\n" if closes_code else " ") + cites, numbers, ends_in_a_block)
+                )
             if quoted:
                 # In Markdown a line after a list item continues the item, and a blank line
                 # would end the section: quotes that end in a list (or a code block) come
                 # after the prose, each on lines of its own.
-                prose = [q for q in quoted if not _ends_in_a_block(q[0])]
-                blocks = [q for q in quoted if _ends_in_a_block(q[0])]
-                lines = [" ".join(q for q, _ in prose)] if prose else []
-                body = "\n".join(lines + [q for q, _ in blocks])
-                cited = [n for _, numbers in prose + blocks for n in numbers]
+                prose = [q for q in quoted if not q[2]]
+                blocks = [q for q in quoted if q[2]]
+                lines = [" ".join(q for q, _, _ in prose)] if prose else []
+                body = "\n".join(lines + [q for q, _, _ in blocks])
+                cited = [n for _, numbers, _ in prose + blocks for n in numbers]
             elif runs:
                 body = "Answered above."
                 cited = [n for _, numbers in runs for n in numbers]
