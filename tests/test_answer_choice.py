@@ -44,12 +44,10 @@ def test_question_kinds(question, kind):
 def test_the_fitted_weights_reward_what_answers():
     """The shipped fit (scripts/fit_answers.py) values relevance, and on top of it what the
     question asks for, new content, a lead-in that brings its list or code, and for a how-to
-    question a name it does not hold."""
+    question a name it does not hold, above all one a heading names."""
     weights = dict(zip(FEATURES, bundled().weights, strict=True))
-    assert all(
-        weights[name] > 0
-        for name in ("relevance", "section", "novelty", "asked_for", "lead_in", "names_new")
-    )
+    rewarded = ("relevance", "section", "novelty", "asked_for", "lead_in", "names_new")
+    assert all(weights[name] > 0 for name in (*rewarded, "names_heading"))
 
 
 @pytest.fixture(scope="module")
@@ -177,3 +175,83 @@ def test_only_the_sentences_sharing_most_terms_are_embedded(tmp_path):
     assert len(set(sentences_embedded)) <= SCORED_SENTENCES < 41
     assert len(scored) == SCORED_SENTENCES
     assert scored[0].candidate.text == answer and scored[0].candidate.chunk_number == 1
+
+
+def test_names_a_heading_gives_are_found_in_code_spans():
+    """A heading's name counts once the question lacks a word of it, by its whole and its
+    last dotted part; a name the question holds does not."""
+    from ragcli.llm.answer_choice import code_names
+
+    question = "How do I add a --version option that runs first?"
+    assert code_names(question, "### Fix with `is_eager`") == {"is_eager"}
+    assert code_names(question, "use `typer.launch()` here") == {"typer.launch", "launch"}
+    assert code_names(question, "the `--version` option") == frozenset()
+
+
+def _chunk(number: int, heading: str, content: str):
+    from ragcli.models import ChunkMetadata, RetrievedChunk
+
+    return RetrievedChunk(
+        content=content,
+        score=0.5,
+        metadata=ChunkMetadata(
+            chunk_id=f"c{number}", source_file="version.md", file_type="md", heading=heading
+        ),
+    )
+
+
+def test_a_how_to_answer_names_what_a_heading_names(tmp_path):
+    """The problem is described in the question's words; the fix sits under a heading
+    that names it ("Fix with `is_eager`"), in words the question does not use, and the
+    sentence after it says what it does. The answer names the fix."""
+    from ragcli.llm.extractive import ExtractiveBackend
+
+    settings = settings_for(tmp_path)
+    problem = (
+        "## Options processed in order\n\n"
+        "The `--version` option is processed after the other options that come before it "
+        "on the command line. If the `--name` option before `--version` has a callback "
+        "that stops the program, the `--version` option is never processed, and the "
+        "program prints the error of `--name` instead of its version.\n\n"
+        "```console\n$ app --name Bob --version\nOnly Alice is allowed\n```"
+    )
+    fix = (
+        "## Options processed in order > Fix with `is_eager`\n\n"
+        "For those cases, mark the parameter with `is_eager=True` in its declaration. "
+        "That makes the `--version` option be processed before the other options."
+    )
+    chunks = [
+        _chunk(1, "Version > Options processed in order", problem),
+        _chunk(2, "Version > Options processed in order > Fix with `is_eager`", fix),
+    ]
+    backend = ExtractiveBackend(
+        service.embedder(settings), settings.llm, service.calibration(settings)
+    )
+    question = "How do I make the --version option be processed before the other options?"
+    fix_sentence = next(
+        s for s in backend.scored_sentences(question, chunks) if "is_eager" in s.candidate.text
+    )
+    assert fix_sentence.features[FEATURES.index("names_heading")] == 1.0
+    assert "`is_eager=True`" in backend.generate(question, chunks)
+
+
+def test_sentences_naming_a_heading_name_are_scored_beyond_the_sixteen(tmp_path):
+    """The sentence that says how to use `Box<T>` shares no word with the question, so
+    sixteen others cover more of its terms; it is scored because a heading names `Box<T>`."""
+    from ragcli.llm.extractive import SCORED_SENTENCES, ExtractiveBackend
+
+    settings = settings_for(tmp_path)
+    filler = " ".join(
+        f"Values on the stack of frame {n} are copied when the heap is not used at all."
+        for n in range(SCORED_SENTENCES + 4)
+    )
+    answer = "Wrap the data in `Box<T>` and only the pointer stays in the frame."
+    chunks = [
+        _chunk(1, "Memory", filler),
+        _chunk(2, "Memory > Using `Box<T>`", f"## Using `Box<T>`\n\n{answer}"),
+    ]
+    backend = ExtractiveBackend(
+        service.embedder(settings), settings.llm, service.calibration(settings)
+    )
+    scored = backend.scored_sentences("How do I put a value on the heap, not the stack?", chunks)
+    assert answer in [s.candidate.text for s in scored]

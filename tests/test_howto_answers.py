@@ -112,7 +112,8 @@ def test_the_solution_comes_before_the_problem(ask):
     """Both the section that describes plain-HTTP requests and the one whose middleware
     refuses them bear on the question; the answer opens with the one naming the fix."""
     answer = ask("How can I make sure clients never reach my app over plain HTTP?")
-    assert "redirected to the secure scheme" in first_sentence(answer)
+    assert "HTTPSRedirectMiddleware" in first_sentence(answer)
+    assert "redirected to the secure scheme" in answer
     assert "app.add_middleware(HTTPSRedirectMiddleware)" in answer
     problem = answer.find("Browsers and API clients")
     assert problem == -1 or problem > answer.index("HTTPSRedirectMiddleware")

@@ -21,7 +21,12 @@ words with the question. The answer score adds what the question asks for:
 - rank:       1 / the retrieval rank of the chunk it comes from;
 - names_new:  for a how-to question, the sentence as quoted (with the heading it carries,
               llm/subject.py) or the code it introduces names an identifier the question
-              does not hold: it names the solution, not only the problem.
+              does not hold: it names the solution, not only the problem;
+- names_heading: for a how-to question, it names (in a code span) a name that a heading
+              of the retrieved passages names and the question does not: documentation
+              makes its solutions headings ("### Fix with `is_eager`", "## Custom help name
+              (`metavar`)"), so of the sentences naming something new, this one names the
+              thing the pages are about.
 
 The weights are a logistic fit of "this sentence holds the gold answer" over labelled
 questions (scripts/fit_answers.py writes ragcli/data/answer_choice.json), as `calibrate`
@@ -49,6 +54,7 @@ FEATURES = (
     "lead_in",
     "rank",
     "names_new",
+    "names_heading",
 )
 QuestionKind = Literal["instruction", "number", "date", "name", "other"]
 
@@ -93,6 +99,9 @@ IDENTIFIER = re.compile(
 )
 # The words of an identifier: `add_typer` → add, typer; `GZipMiddleware` → g, zip, middleware.
 IDENTIFIER_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+# A code span's name: `is_eager=True` → is_eager, `typer.launch()` → typer.launch.
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+SPAN_NAME = re.compile(r"[^\s=(\[<:,]+")
 CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
 ITEM_OR_CODE = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|```|~~~)\s*")
 
@@ -140,6 +149,22 @@ def new_identifiers(question: str, text: str) -> bool:
     return False
 
 
+def code_names(question: str, text: str) -> frozenset[str]:
+    """The names `text` writes in code spans with a word the question does not hold,
+    lowercased, each also by its last dotted part (`typer.launch` is also `launch`)."""
+    asked = set(stems(question))
+    found: set[str] = set()
+    for span in CODE_SPAN.findall(text):
+        match = SPAN_NAME.match(span.strip())
+        name = match.group().strip(".").lower() if match else ""
+        if len(name) < 2:
+            continue
+        parts = IDENTIFIER_PART.findall(name)
+        if any(part not in asked for part in stems(" ".join(parts))):
+            found |= {name, name.rsplit(".", 1)[-1]}
+    return frozenset(found)
+
+
 def novelty(question: str, sentence: str) -> float:
     """Share of the sentence's distinct content terms that the question does not hold."""
     own = set(terms(sentence))
@@ -158,12 +183,16 @@ def features(
     rank: int,
     quoted: str = "",
     brings: str = "",
+    heading_names: frozenset[str] = frozenset(),
 ) -> tuple[float, ...]:
     """`quoted` is the sentence as the answer quotes it (with a heading it carries),
-    `brings` the list or code it introduces."""
+    `brings` the list or code it introduces, `heading_names` the code_names of the
+    retrieved passages' headings."""
     kind = question_kind(question)
     howto = kind == "instruction"
-    solution = new_identifiers(question, f"{quoted or sentence}\n{brings}")
+    shown = f"{quoted or sentence}\n{brings}"
+    solution = new_identifiers(question, shown)
+    headline = howto and bool(heading_names) and bool(code_names(question, shown) & heading_names)
     return (
         relevance,
         context,
@@ -173,6 +202,7 @@ def features(
         float(introduces),
         1.0 / max(1, rank),
         float(howto and solution),
+        float(headline),
     )
 
 

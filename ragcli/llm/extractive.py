@@ -80,6 +80,8 @@ ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 # scored: those sharing the most (idf-weighted) terms with the question, which nearly
 # always hold the sentence the full scoring puts first (docs/offline-backend.md).
 SCORED_SENTENCES = 16
+# And at most this many more: those naming a name a heading of the passages gives.
+HEADING_NAMING_SENTENCES = 6
 # Before declining, the best-scored sentences are looked at clause by clause: a sentence
 # listing several things ("three bodies of water: the Obersee ("upper lake"), the Untersee
 # ...") is far, as a whole, from a question about one of them.
@@ -120,6 +122,10 @@ class ScoredSentence:
     features: tuple[float, ...]  # answer_choice.FEATURES
     score: float  # does it answer the question
     named: bool = False  # a table row the question names (llm/table_rows.py)
+    # For a how-to question, the relevance of the sentence right after it in its chunk:
+    # "Mark it with `is_eager=True`. That tells Typer to process it before the others."
+    # bears on the question through the sentence that explains what it does.
+    explained: float = 0.0
 
 
 def _is_reference(unit: Unit) -> bool:
@@ -333,7 +339,13 @@ class ExtractiveBackend:
         # Lexical evidence is cheap and picks the sentences worth embedding.
         evidence = [self._lexical_evidence(query, f.text) for f in found]
         named = self._named_rows(query, found)
-        kept = sorted(set(self._most_promising(found, [c for c, _ in evidence])) | named)
+        heading_names = self._heading_names(query, chunks)
+        coverage = [c for c, _ in evidence]
+        kept = sorted(
+            set(self._most_promising(found, coverage))
+            | named
+            | self._naming_headings(query, found, coverage, heading_names)
+        )
         candidates = self._embedded([found[i] for i in kept])
         query_vector = self._vectors([query])[0]
         choice = answer_choice.bundled()
@@ -349,6 +361,7 @@ class ExtractiveBackend:
             )
             for h in headings
         }
+        howto = question_kind(query) == "instruction"
         scored = []
         for i, (candidate, relevance) in enumerate(zip(candidates, relevances, strict=True)):
             before = candidates[i - 1] if i else None
@@ -377,11 +390,51 @@ class ExtractiveBackend:
                 candidate.chunk_number,
                 quoted=self.as_quoted(candidate),
                 brings=brings,
+                heading_names=heading_names,
             )
             score = choice.score(features)
-            scored.append(ScoredSentence(candidate, relevance, features, score, is_named))
+            after = candidates[i + 1] if i + 1 < len(candidates) else None
+            explained = (
+                relevances[i + 1]
+                if howto
+                and after is not None
+                and after.chunk_number == candidate.chunk_number
+                and after.position == candidate.position + 1
+                and after.kind == candidate.kind == "sentence"
+                else 0.0
+            )
+            scored.append(
+                ScoredSentence(candidate, relevance, features, score, is_named, explained)
+            )
         scored.sort(key=lambda s: -s.score)
         return scored
+
+    @staticmethod
+    def _heading_names(query: str, chunks: list[RetrievedChunk]) -> frozenset[str]:
+        """The names (code spans) the headings of `chunks` give that `query` does not hold:
+        the heading paths they sit under and the headings in their text."""
+        if question_kind(query) != "instruction":
+            return frozenset()
+        titles = [
+            title
+            for chunk in chunks
+            for title in (chunk.metadata.heading or "").split(" > ")
+            + [u.block.title for u in units(chunk.content) if isinstance(u.block, Heading)]
+        ]
+        return answer_choice.code_names(query, "\n".join(titles))
+
+    @staticmethod
+    def _naming_headings(
+        query: str, found: list[Found], coverage: list[float], names: frozenset[str]
+    ) -> set[int]:
+        """The positions in `found` of the HEADING_NAMING_SENTENCES (most covering first)
+        that name a name a heading gives: the sentence that says how to use `Box<T>` shares
+        few words with "how do I put a value on the heap?", but its section is named so."""
+        if not names:
+            return set()
+        naming = [i for i, f in enumerate(found) if answer_choice.code_names(query, f.text) & names]
+        naming.sort(key=lambda i: (-coverage[i], found[i].chunk_number, found[i].position))
+        return set(naming[:HEADING_NAMING_SENTENCES])
 
     @staticmethod
     def _named_rows(query: str, found: list[Found]) -> set[int]:
@@ -422,7 +475,9 @@ class ExtractiveBackend:
         # A sentence is quoted only when it, the one before it or its heading bears on the
         # question.
         eligible = [
-            s for s in scored if max(s.features[FEATURES.index(f)] for f in BEARING) >= floor
+            s
+            for s in scored
+            if max(s.explained, *(s.features[FEATURES.index(f)] for f in BEARING)) >= floor
         ]
         if any(s.named for s in scored):
             # The rows the question does not name share their column names with the ones
