@@ -17,6 +17,8 @@ often the best-scored sentence holds it, for relevance alone, for the fit on all
 and for a fit that leaves that set out (the figure for documents the fit has not seen).
 
     .venv/bin/python scripts/fit_answers.py [--check]   # --check: print, write nothing
+    # names_heading's shipped weight was set with the other eight kept (its "about" says
+    # why); a plain run refits all nine, so compare with scripts/howto_benchmark.py first.
     # --dump rows.json: every question's candidates (features, labels, sizes, texts), to try
     # a choice of sentences without asking again; --only howto answers: those sets only
 """
