@@ -255,3 +255,31 @@ def test_sentences_naming_a_heading_name_are_scored_beyond_the_sixteen(tmp_path)
     )
     scored = backend.scored_sentences("How do I put a value on the heap, not the stack?", chunks)
     assert answer in [s.candidate.text for s in scored]
+
+
+def test_a_sentence_under_a_heading_naming_the_fix_is_quoted_after_it(tmp_path):
+    """ "… there's a shortcut for it:" leads to an included file the answer cannot show;
+    only its heading names the shortcut, so the answer quotes the heading before it."""
+    from ragcli.llm.extractive import ExtractiveBackend
+
+    settings = settings_for(tmp_path)
+    shortcut = (
+        "## Look up by key with `.fetch()`\n\n"
+        "Reading a single record by its primary key is so common that there is a "
+        "shortcut for it:\n\n"
+        "```python include=./examples/fetch.py\ncode example from ./examples/fetch.py\n```"
+    )
+    keys = (
+        "## Primary keys\n\n"
+        "A primary key identifies one record of a table. Each table has a single primary "
+        "key, and no two records share it."
+    )
+    chunks = [
+        _chunk(1, "Records > Primary keys", keys),
+        _chunk(2, "Records > Look up by key with `.fetch()`", shortcut),
+    ]
+    backend = ExtractiveBackend(
+        service.embedder(settings), settings.llm, service.calibration(settings)
+    )
+    answer = backend.generate("How can I read one record directly by its primary key?", chunks)
+    assert "**Look up by key with `.fetch()`**: reading a single record" in answer

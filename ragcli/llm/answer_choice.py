@@ -151,11 +151,12 @@ def new_identifiers(question: str, text: str) -> bool:
 
 def code_names(question: str, text: str) -> frozenset[str]:
     """The names `text` writes in code spans with a word the question does not hold,
-    lowercased, each also by its last dotted part (`typer.launch` is also `launch`)."""
+    lowercased, each also by its last dotted part (`typer.launch` is also `launch`,
+    `thread::spawn` also `spawn`)."""
     asked = set(stems(question))
     found: set[str] = set()
     for span in CODE_SPAN.findall(text):
-        match = SPAN_NAME.match(span.strip())
+        match = SPAN_NAME.match(span.strip().replace("::", "."))  # Rust paths as dotted
         name = match.group().strip(".").lower() if match else ""
         if len(name) < 2:
             continue
@@ -198,7 +199,7 @@ def features(
         context,
         section,
         novelty(question, sentence),
-        asked_for(kind, question, sentence, introduces),
+        asked_for(kind, question, quoted or sentence, introduces),
         float(introduces),
         1.0 / max(1, rank),
         float(howto and solution),

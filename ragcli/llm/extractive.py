@@ -24,7 +24,7 @@ from ragcli.llm.citations import citation_label, cited_runs, merge_sources
 from ragcli.llm.decompose import decompose as decompose_question
 from ragcli.llm.followup import make_standalone
 from ragcli.llm.segment import Unit, UnitKind, plain_text, units
-from ragcli.llm.subject import with_heading
+from ragcli.llm.subject import heading_name, with_heading
 from ragcli.llm.table_rows import named_rows
 from ragcli.llm.text import (
     WORD,
@@ -113,6 +113,9 @@ class Candidate:
     section: str = ""  # the heading it sits under, in its chunk or the chunk's own
     kind: UnitKind = "sentence"
     opens_section: bool = False
+    # Quoted after its heading in bold: the first sentence under a heading that names the
+    # solution of a how-to question ("Select by Id with `.get()`") and that does not.
+    titled: bool = False
 
 
 @dataclass
@@ -347,6 +350,8 @@ class ExtractiveBackend:
             | self._naming_headings(query, found, coverage, heading_names)
         )
         candidates = self._embedded([found[i] for i in kept])
+        for candidate in candidates:
+            candidate.titled = self._titled(query, candidate, heading_names)
         query_vector = self._vectors([query])[0]
         choice = answer_choice.bundled()
         headings = sorted({c.section for c in candidates if c.section})
@@ -445,10 +450,26 @@ class ExtractiveBackend:
     @staticmethod
     def as_quoted(candidate: Candidate) -> str:
         """The candidate as the answer quotes it: a sentence whose subject is its section's
-        heading carries that heading (llm/subject.py)."""
+        heading carries that heading (llm/subject.py); a titled one follows it."""
         if candidate.kind != "sentence" or not candidate.opens_section:
             return candidate.text
+        if candidate.titled:
+            opening = candidate.text.lstrip()
+            return f"**{candidate.section}**: {opening[:1].lower()}{opening[1:]}"
         return with_heading(candidate.text, candidate.section)
+
+    @staticmethod
+    def _titled(query: str, candidate: Candidate, heading_names: frozenset[str]) -> bool:
+        """Whether `candidate` opens a section whose heading names, and it does not, a name
+        of `heading_names` (how-to questions only): under "## Select by Id with `.get()`"
+        the sentence "… there's a shortcut for it:" leads to an include the answer cannot
+        show, and without its heading names nothing."""
+        if candidate.kind != "sentence" or not candidate.opens_section or not heading_names:
+            return False
+        if heading_name(candidate.section) is not None:
+            return False  # a name heading is carried as the subject (with_heading)
+        named = answer_choice.code_names(query, candidate.section) & heading_names
+        return bool(named) and not answer_choice.code_names(query, candidate.text) & named
 
     def _example(
         self, query: str, best: ScoredSentence, chunks: list[RetrievedChunk]
