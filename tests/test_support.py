@@ -73,6 +73,25 @@ def test_sentences_take_the_citations_that_follow_them():
     ]  # no code, no hedge about the documents, no list of sources
 
 
+def test_a_lead_in_quoted_without_its_code_ends_at_its_citation():
+    """A lead-in whose code is an include the answer cannot show ends ": [2]"; the next
+    sentence is a claim of its own, with its own citation (and "Note: The" is not cut)."""
+    answer = (
+        "**Look up by key with `.fetch()`**: reading one record by its key is common, so "
+        "there is a shortcut for it: [2] A primary key identifies one record. [1] "
+        "Note: The key never changes. [1]"
+    )
+    assert [(c.text, c.cites) for c in claims(answer)] == [
+        (
+            "Look up by key with `.fetch()`: reading one record by its key is common, so "
+            "there is a shortcut for it:",
+            [2],
+        ),
+        ("A primary key identifies one record.", [1]),
+        ("Note: The key never changes.", [1]),
+    ]
+
+
 def test_a_synthesized_answers_bold_sub_questions_are_not_claims():
     answer = (
         "**What is the web port?**\nThe web port is 7420. [1]\n"
