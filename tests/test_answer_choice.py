@@ -283,3 +283,26 @@ def test_a_sentence_under_a_heading_naming_the_fix_is_quoted_after_it(tmp_path):
     )
     answer = backend.generate("How can I read one record directly by its primary key?", chunks)
     assert "**Look up by key with `.fetch()`**: reading a single record" in answer
+
+
+def test_a_whole_listing_is_not_shown_as_the_sections_example(tmp_path):
+    """A short example shows the call; a long listing would bury it, and is left out."""
+    from ragcli.llm.extractive import EXAMPLE_MAX_CHARS, ExtractiveBackend
+
+    settings = settings_for(tmp_path)
+    backend = ExtractiveBackend(
+        service.embedder(settings), settings.llm, service.calibration(settings)
+    )
+    question = "How do I make responses smaller?"
+    short = "app.add(Compressor, level=5)"
+    listing = "\n".join(f"setting_{n} = configure(step={n})" for n in range(20)) + f"\n{short}"
+    assert len(listing) > EXAMPLE_MAX_CHARS
+    for code, shown in ((short, True), (listing, False)):
+        content = (
+            "## Compression\n\n"
+            "Responses are made smaller by adding the `Compressor` to the app.\n\n"
+            f"```python\n{code}\n```"
+        )
+        answer = backend.generate(question, [_chunk(1, "Guide > Compression", content)])
+        assert "`Compressor`" in answer
+        assert (short in answer) is shown, answer

@@ -75,6 +75,9 @@ FENCE = re.compile(r"^\s*(?:```|~~~)")
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
 # A terminal transcript shows a run's output, not how to write the solution.
 OUTPUT_LANGUAGES = frozenset({"console", "output", "text", "txt"})
+# A section's code example longer than this (a dozen lines) is a listing more than a call:
+# it is left out (measured: docs/offline-backend.md, "Names a heading gives").
+EXAMPLE_MAX_CHARS = 400
 ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 # Embedding the sentences is most of a warm offline answer's time, so only this many are
 # scored: those sharing the most (idf-weighted) terms with the question, which nearly
@@ -475,7 +478,8 @@ class ExtractiveBackend:
         self, query: str, best: ScoredSentence, chunks: list[RetrievedChunk]
     ) -> Candidate | None:
         """The code example of the best answer's section, for a how-to question whose best
-        answer neither is code nor brings it (llm.answer_max_chars permitting)."""
+        answer neither is code nor brings it: at most EXAMPLE_MAX_CHARS, within
+        llm.answer_max_chars."""
         candidate = best.candidate
         if question_kind(query) != "instruction" or candidate.kind == "code":
             return None
@@ -486,6 +490,8 @@ class ExtractiveBackend:
         if found is None:
             return None
         text, position = found
+        if len(text) > EXAMPLE_MAX_CHARS:
+            return None  # a whole listing: the reader would scroll past the call to find it
         if len(text) + len(self.as_quoted(candidate)) + 7 > self.options.answer_max_chars:
             return None
         return Candidate(text, candidate.chunk_number, position, candidate.vector, kind="code")
