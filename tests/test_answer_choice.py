@@ -306,3 +306,30 @@ def test_a_whole_listing_is_not_shown_as_the_sections_example(tmp_path):
         answer = backend.generate(question, [_chunk(1, "Guide > Compression", content)])
         assert "`Compressor`" in answer
         assert (short in answer) is shown, answer
+
+
+def test_a_lead_in_to_a_runs_output_does_not_count_as_bringing_code(tmp_path):
+    """ "When you run it, you will see:" brings a transcript: what happens, not what to
+    write. A lead-in that names the call, or brings code, still counts."""
+    from ragcli.llm.extractive import ExtractiveBackend
+
+    settings = settings_for(tmp_path)
+    backend = ExtractiveBackend(
+        service.embedder(settings), settings.llm, service.calibration(settings)
+    )
+    content = (
+        "## Retrying requests\n\n"
+        "When you run the client against a flaky server, you will see something like this:"
+        "\n\n```console\n$ python client.py\nConnection failed, giving up\n```\n\n"
+        "To retry failed connections, pass a retry count to the transport:\n\n"
+        "```python\ntransport = Transport(retries=3)\n```\n\n"
+        "Use `retries` for the same on the command line:\n\n"
+        "```console\n$ client --retries 3\n```"
+    )
+    scored = backend.scored_sentences(
+        "How do I retry failed connections?", [_chunk(1, "Client > Retrying requests", content)]
+    )
+    lead_in = {s.candidate.text[:20]: s.features[FEATURES.index("lead_in")] for s in scored}
+    assert lead_in["When you run the cli"] == 0.0
+    assert lead_in["To retry failed conn"] == 1.0
+    assert lead_in["Use `retries` for th"] == 1.0

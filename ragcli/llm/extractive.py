@@ -75,6 +75,9 @@ FENCE = re.compile(r"^\s*(?:```|~~~)")
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
 # A terminal transcript shows a run's output, not how to write the solution.
 OUTPUT_LANGUAGES = frozenset({"console", "output", "text", "txt"})
+# A diagram's source draws a picture; it shows nothing to write.
+DIAGRAM_LANGUAGES = frozenset({"mermaid", "dot", "graphviz", "plantuml"})
+FENCE_LANGUAGE = re.compile(r"^\s*(?:```|~~~)\s*([\w+-]*)")
 # A section's code example longer than this (a dozen lines) is a listing more than a call:
 # it is left out (measured: docs/offline-backend.md, "Names a heading gives").
 EXAMPLE_MAX_CHARS = 400
@@ -194,6 +197,14 @@ def section_example(text: str, position: int, names: str = "") -> tuple[str, int
     showing = [i for i in after + before if any(n in found[i].text for n in wanted)]
     ranked = showing or after or before
     return (found[ranked[0]].text, ranked[0]) if ranked else None
+
+
+def shows_output(brought: str) -> bool:
+    """Whether what a lead-in brings is a code block that shows a run's output or draws a
+    diagram ("When you run the program, you'll see something like this:"): it shows
+    what happens, not what to write."""
+    match = FENCE_LANGUAGE.match(brought)
+    return bool(match) and match.group(1).lower() in OUTPUT_LANGUAGES | DIAGRAM_LANGUAGES
 
 
 def _same(one: Candidate, other: Candidate) -> bool:
@@ -385,7 +396,11 @@ class ExtractiveBackend:
                 if candidate.text.rstrip().endswith(":")
                 else ""
             )
-            introduces = bool(brings)
+            # A lead-in to a run's output that names nothing itself shows what happens, not
+            # what to write.
+            introduces = bool(brings) and not (
+                shows_output(brings) and not answer_choice.IDENTIFIER.search(candidate.text)
+            )
             features = answer_choice.features(
                 query,
                 candidate.text,
