@@ -43,6 +43,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
+from ragcli.llm.subject import CODE_SPAN
 from ragcli.terms import stems, terms
 
 FEATURES = (
@@ -100,7 +101,6 @@ IDENTIFIER = re.compile(
 # The words of an identifier: `add_typer` → add, typer; `GZipMiddleware` → g, zip, middleware.
 IDENTIFIER_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 # A code span's name: `is_eager=True` → is_eager, `typer.launch()` → typer.launch.
-CODE_SPAN = re.compile(r"`([^`\n]+)`")
 SPAN_NAME = re.compile(r"[^\s=(\[<:,]+")
 CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
 ITEM_OR_CODE = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|```|~~~)\s*")

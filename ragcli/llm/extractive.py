@@ -24,7 +24,7 @@ from ragcli.llm.citations import citation_label, cited_runs, merge_sources
 from ragcli.llm.decompose import decompose as decompose_question
 from ragcli.llm.followup import make_standalone
 from ragcli.llm.segment import Unit, UnitKind, plain_text, units
-from ragcli.llm.subject import heading_name, with_heading
+from ragcli.llm.subject import CODE_SPAN, heading_name, with_heading
 from ragcli.llm.table_rows import named_rows
 from ragcli.llm.text import (
     WORD,
@@ -72,7 +72,6 @@ BEARING = ("relevance", "context", "section")
 # blocks already: ragcli/blocks/includes.py.)
 TEMPLATE_DIRECTIVE = re.compile(r"^\s*\{([%{]).*[%}]\}\s*$", re.S)
 FENCE = re.compile(r"^\s*(?:```|~~~)")
-CODE_SPAN = re.compile(r"`([^`\n]+)`")
 # A terminal transcript shows a run's output, not how to write the solution.
 OUTPUT_LANGUAGES = frozenset({"console", "output", "text", "txt"})
 # A diagram's source draws a picture; it shows nothing to write.
@@ -204,7 +203,7 @@ def shows_output(brought: str) -> bool:
     diagram ("When you run the program, you'll see something like this:"): it shows
     what happens, not what to write."""
     match = FENCE_LANGUAGE.match(brought)
-    return bool(match) and match.group(1).lower() in OUTPUT_LANGUAGES | DIAGRAM_LANGUAGES
+    return match is not None and match.group(1).lower() in OUTPUT_LANGUAGES | DIAGRAM_LANGUAGES
 
 
 def _same(one: Candidate, other: Candidate) -> bool:
@@ -514,8 +513,8 @@ class ExtractiveBackend:
     def generate(self, query: str, chunks: list[RetrievedChunk]) -> str:
         scored = self.scored_sentences(query, chunks)
         floor = self.options.answer_min_relevance
-        # A sentence is quoted only when it, the one before it or its heading bears on the
-        # question.
+        # A sentence is quoted only when it, the one before it, its heading or (how-to
+        # questions) the one after it bears on the question.
         eligible = [
             s
             for s in scored
