@@ -92,6 +92,20 @@ def test_a_lead_in_quoted_without_its_code_ends_at_its_citation():
     ]
 
 
+def test_a_quoted_heading_in_bold_starts_a_claim_of_its_own():
+    """A sentence quoted after its heading ("**Custom help name (`metavar`)**: …") that
+    follows another cited sentence is a claim of its own, with its own citation."""
+    answer = (
+        "Set the `hidden` parameter to hide it. [1] **Custom help name (`metavar`)**: you "
+        "can also change the text shown for it. [2] **`Exit`** stops the run. [2]"
+    )
+    assert [(c.text, c.cites) for c in claims(answer)] == [
+        ("Set the `hidden` parameter to hide it.", [1]),
+        ("Custom help name (`metavar`): you can also change the text shown for it.", [2]),
+        ("`Exit` stops the run.", [2]),
+    ]
+
+
 def test_a_synthesized_answers_bold_sub_questions_are_not_claims():
     answer = (
         "**What is the web port?**\nThe web port is 7420. [1]\n"

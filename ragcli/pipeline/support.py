@@ -43,11 +43,11 @@ if TYPE_CHECKING:  # numpy loads with the embedder, not with the models that nam
 FEATURES = ("similarity", "coverage", "specifics")
 # Where a sentence ends: after . ! or ? and the citations that follow it, or after a
 # lead-in's colon that a citation closes ("there's a shortcut for it: [2]", quoted without
-# the code it introduced), before the next sentence's capital, digit, quote or bracket; or
-# at a line break.
+# the code it introduced), before the next sentence's capital, digit, quote or bracket
+# (perhaps in bold: a quoted heading, "**`GZipMiddleware`**: handles …"); or at a line break.
 BOUNDARY = re.compile(
     r"(?:(?<=[.!?])|(?<=:)(?=\s*\[\d))"
-    r"(?P<cites>(?:\s*\[\d+(?:\s*,\s*\d+)*\])*)\s+(?!\[\d)(?=[\"'(\[`*]?[A-Z0-9])|\n+"
+    r"(?P<cites>(?:\s*\[\d+(?:\s*,\s*\d+)*\])*)\s+(?!\[\d)(?=(?:\*\*)?[\"'(\[`*]?[A-Z0-9])|\n+"
 )
 LIST_MARKER = re.compile(r"^(?:[-*•]\s+)+")
 LEADING_BOLD = re.compile(r"^\*\*(.+?)\*\*")
