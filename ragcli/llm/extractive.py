@@ -78,7 +78,8 @@ OUTPUT_LANGUAGES = frozenset({"console", "output", "text", "txt"})
 DIAGRAM_LANGUAGES = frozenset({"mermaid", "dot", "graphviz", "plantuml"})
 FENCE_LANGUAGE = re.compile(r"^\s*(?:```|~~~)\s*([\w+-]*)")
 # A section's code example longer than this (a dozen lines) is a listing more than a call:
-# it is left out (measured: docs/offline-backend.md, "Names a heading gives").
+# it is left out (measured in
+# docs/offline-backend.md, "Which sentences answer (`ragcli/llm/answer_choice.py`)").
 EXAMPLE_MAX_CHARS = 400
 ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 # Embedding the sentences is most of a warm offline answer's time, so only this many are
