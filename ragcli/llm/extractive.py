@@ -23,8 +23,9 @@ from ragcli.llm.calibration import Calibration
 from ragcli.llm.citations import citation_label, cited_runs, merge_sources
 from ragcli.llm.decompose import decompose as decompose_question
 from ragcli.llm.followup import make_standalone
+from ragcli.llm.heading_names import heading_names, naming_sentences, titled, with_title
 from ragcli.llm.segment import Unit, UnitKind, plain_text, units
-from ragcli.llm.subject import CODE_SPAN, heading_name, with_heading
+from ragcli.llm.subject import CODE_SPAN, with_heading
 from ragcli.llm.table_rows import named_rows
 from ragcli.llm.text import (
     WORD,
@@ -86,8 +87,6 @@ ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 # scored: those sharing the most (idf-weighted) terms with the question, which nearly
 # always hold the sentence the full scoring puts first (docs/offline-backend.md).
 SCORED_SENTENCES = 16
-# And at most this many more: those naming a name a heading of the passages gives.
-HEADING_NAMING_SENTENCES = 6
 # Before declining, the best-scored sentences are looked at clause by clause: a sentence
 # listing several things ("three bodies of water: the Obersee ("upper lake"), the Untersee
 # ...") is far, as a whole, from a question about one of them.
@@ -356,16 +355,20 @@ class ExtractiveBackend:
         # Lexical evidence is cheap and picks the sentences worth embedding.
         evidence = [self._lexical_evidence(query, f.text) for f in found]
         named = self._named_rows(query, found)
-        heading_names = self._heading_names(query, chunks)
+        names = heading_names(query, chunks)
         coverage = [c for c, _ in evidence]
         kept = sorted(
             set(self._most_promising(found, coverage))
             | named
-            | self._naming_headings(query, found, coverage, heading_names)
+            | naming_sentences(query, [f.text for f in found], coverage, names)
         )
         candidates = self._embedded([found[i] for i in kept])
         for candidate in candidates:
-            candidate.titled = self._titled(query, candidate, heading_names)
+            candidate.titled = (
+                candidate.kind == "sentence"
+                and candidate.opens_section
+                and titled(query, candidate.text, candidate.section, names)
+            )
         query_vector = self._vectors([query])[0]
         choice = answer_choice.bundled()
         headings = sorted({c.section for c in candidates if c.section})
@@ -413,7 +416,7 @@ class ExtractiveBackend:
                 candidate.chunk_number,
                 quoted=self.as_quoted(candidate),
                 brings=brings,
-                heading_names=heading_names,
+                heading_names=names,
             )
             score = choice.score(features)
             after = candidates[i + 1] if i + 1 < len(candidates) else None
@@ -433,33 +436,6 @@ class ExtractiveBackend:
         return scored
 
     @staticmethod
-    def _heading_names(query: str, chunks: list[RetrievedChunk]) -> frozenset[str]:
-        """The names (code spans) the headings of `chunks` give that `query` does not hold:
-        the heading paths they sit under and the headings in their text."""
-        if question_kind(query) != "instruction":
-            return frozenset()
-        titles = [
-            title
-            for chunk in chunks
-            for title in (chunk.metadata.heading or "").split(" > ")
-            + [u.block.title for u in units(chunk.content) if isinstance(u.block, Heading)]
-        ]
-        return answer_choice.code_names(query, "\n".join(titles))
-
-    @staticmethod
-    def _naming_headings(
-        query: str, found: list[Found], coverage: list[float], names: frozenset[str]
-    ) -> set[int]:
-        """The positions in `found` of the HEADING_NAMING_SENTENCES (most covering first)
-        that name a name a heading gives: the sentence that says how to use `Box<T>` shares
-        few words with "how do I put a value on the heap?", but its section is named so."""
-        if not names:
-            return set()
-        naming = [i for i, f in enumerate(found) if answer_choice.code_names(query, f.text) & names]
-        naming.sort(key=lambda i: (-coverage[i], found[i].chunk_number, found[i].position))
-        return set(naming[:HEADING_NAMING_SENTENCES])
-
-    @staticmethod
     def _named_rows(query: str, found: list[Found]) -> set[int]:
         """The positions in `found` of the table rows the question names."""
         rows = [i for i, f in enumerate(found) if f.kind == "row"]
@@ -472,22 +448,8 @@ class ExtractiveBackend:
         if candidate.kind != "sentence" or not candidate.opens_section:
             return candidate.text
         if candidate.titled:
-            opening = candidate.text.lstrip()
-            return f"**{candidate.section}**: {opening[:1].lower()}{opening[1:]}"
+            return with_title(candidate.text, candidate.section)
         return with_heading(candidate.text, candidate.section)
-
-    @staticmethod
-    def _titled(query: str, candidate: Candidate, heading_names: frozenset[str]) -> bool:
-        """Whether `candidate` opens a section whose heading names, and it does not, a name
-        of `heading_names` (how-to questions only): under "## Select by Id with `.get()`"
-        the sentence "… there's a shortcut for it:" leads to an include the answer cannot
-        show, and without its heading names nothing."""
-        if candidate.kind != "sentence" or not candidate.opens_section or not heading_names:
-            return False
-        if heading_name(candidate.section) is not None:
-            return False  # a name heading is carried as the subject (with_heading)
-        named = answer_choice.code_names(query, candidate.section) & heading_names
-        return bool(named) and not answer_choice.code_names(query, candidate.text) & named
 
     def _example(
         self, query: str, best: ScoredSentence, chunks: list[RetrievedChunk]

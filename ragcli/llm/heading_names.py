@@ -1,0 +1,69 @@
+"""The names a page's headings give, for the offline backend's how-to answers.
+
+Documentation titles its fixes with their names ("### Fix with `is_eager`", "## Custom help
+name (`metavar`)", "## Select by Id with `.get()`"), while a how-to question describes the
+problem in its own words, so the sentence that names the fix shares few words with it. The
+names come from the retrieved chunks' headings (the paths they sit under and the headings
+in their text), as code spans, and are used three ways (ragcli/llm/extractive.py):
+- a sentence naming one scores higher (answer_choice's `names_heading` feature);
+- up to NAMING_SENTENCES sentences naming one are scored beyond those covering most of
+  the question's terms (`naming_sentences`);
+- the first sentence under a heading that names one, when the sentence does not, is
+  quoted after its heading (`titled`, `with_title`).
+"""
+
+from __future__ import annotations
+
+from ragcli.blocks.model import Heading
+from ragcli.llm.answer_choice import code_names, question_kind
+from ragcli.llm.segment import units
+from ragcli.llm.subject import heading_name
+from ragcli.models import RetrievedChunk
+
+# At most this many sentences are scored for naming a heading's name.
+NAMING_SENTENCES = 6
+
+
+def heading_names(query: str, chunks: list[RetrievedChunk]) -> frozenset[str]:
+    """The names (code spans) the headings of `chunks` give that `query` does not hold;
+    none unless `query` asks how to do something."""
+    if question_kind(query) != "instruction":
+        return frozenset()
+    titles = [
+        title
+        for chunk in chunks
+        for title in (chunk.metadata.heading or "").split(" > ")
+        + [u.block.title for u in units(chunk.content) if isinstance(u.block, Heading)]
+    ]
+    return code_names(query, "\n".join(titles))
+
+
+def naming_sentences(
+    query: str, texts: list[str], coverage: list[float], names: frozenset[str]
+) -> set[int]:
+    """The indexes in `texts` of the NAMING_SENTENCES (most covering first, then earliest)
+    that name one of `names`: the sentence that says how to use `Box<T>` shares no word
+    with "how do I put a value on the heap?", but its section is named so."""
+    if not names:
+        return set()
+    naming = [i for i, text in enumerate(texts) if code_names(query, text) & names]
+    naming.sort(key=lambda i: (-coverage[i], i))
+    return set(naming[:NAMING_SENTENCES])
+
+
+def titled(query: str, sentence: str, section: str, names: frozenset[str]) -> bool:
+    """Whether `sentence`, the first under `section`, is quoted after it: the heading names
+    one of `names` and the sentence does not. Under "## Select by Id with `.get()`", "…
+    there's a shortcut for it:" leads to an include the answer cannot show, and names
+    nothing without its heading. A heading that is a name alone is carried as the
+    sentence's subject instead (llm/subject.py)."""
+    if not names or heading_name(section) is not None:
+        return False
+    named = code_names(query, section) & names
+    return bool(named) and not code_names(query, sentence) & named
+
+
+def with_title(sentence: str, section: str) -> str:
+    """ "**Select by Id with `.get()`**: as selecting a single row …"."""
+    opening = sentence.lstrip()
+    return f"**{section}**: {opening[:1].lower()}{opening[1:]}"
