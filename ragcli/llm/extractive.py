@@ -23,9 +23,9 @@ from ragcli.llm.calibration import Calibration
 from ragcli.llm.citations import citation_label, cited_runs, merge_sources
 from ragcli.llm.decompose import decompose as decompose_question
 from ragcli.llm.followup import make_standalone
-from ragcli.llm.heading_names import heading_names, naming_sentences, titled, with_title
+from ragcli.llm.heading_names import heading_names, naming_sentences, titled
 from ragcli.llm.segment import Unit, UnitKind, plain_text, units
-from ragcli.llm.subject import CODE_SPAN, with_heading
+from ragcli.llm.subject import CODE_SPAN, with_heading, with_title
 from ragcli.llm.table_rows import named_rows
 from ragcli.llm.text import (
     WORD,
@@ -77,7 +77,6 @@ FENCE = re.compile(r"^\s*(?:```|~~~)")
 OUTPUT_LANGUAGES = frozenset({"console", "output", "text", "txt"})
 # A diagram's source draws a picture; it shows nothing to write.
 DIAGRAM_LANGUAGES = frozenset({"mermaid", "dot", "graphviz", "plantuml"})
-FENCE_LANGUAGE = re.compile(r"^\s*(?:```|~~~)\s*([\w+-]*)")
 # A section's code example longer than this (a dozen lines) is a listing more than a call:
 # it is left out (measured in
 # docs/offline-backend.md, "Which sentences answer (`ragcli/llm/answer_choice.py`)").
@@ -198,12 +197,15 @@ def section_example(text: str, position: int, names: str = "") -> tuple[str, int
     return (found[ranked[0]].text, ranked[0]) if ranked else None
 
 
-def shows_output(brought: str) -> bool:
-    """Whether what a lead-in brings is a code block that shows a run's output or draws a
-    diagram ("When you run the program, you'll see something like this:"): it shows
-    what happens, not what to write."""
-    match = FENCE_LANGUAGE.match(brought)
-    return match is not None and match.group(1).lower() in OUTPUT_LANGUAGES | DIAGRAM_LANGUAGES
+def shows_output(text: str, position: int) -> bool:
+    """Whether unit `position` of `text`, a lead-in, brings a code block that shows a run's
+    output or draws a diagram ("When you run the program, you'll see something like
+    this:"): it shows what happens, not what to write."""
+    found = units(text)
+    block = found[position + 1].block if position + 1 < len(found) else None
+    return isinstance(block, CodeBlock) and (
+        block.language.lower() in OUTPUT_LANGUAGES | DIAGRAM_LANGUAGES
+    )
 
 
 def _same(one: Candidate, other: Candidate) -> bool:
@@ -394,15 +396,17 @@ class ExtractiveBackend:
                 and not (before.kind == candidate.kind == "row")
             )
             is_named = kept[i] in named
+            content = chunks[candidate.chunk_number - 1].content
             brings = (
-                introduced(chunks[candidate.chunk_number - 1].content, candidate.position)[0]
+                introduced(content, candidate.position)[0]
                 if candidate.text.rstrip().endswith(":")
                 else ""
             )
             # A lead-in to a run's output that names nothing itself shows what happens, not
             # what to write.
             introduces = bool(brings) and not (
-                shows_output(brings) and not answer_choice.IDENTIFIER.search(candidate.text)
+                shows_output(content, candidate.position)
+                and not answer_choice.IDENTIFIER.search(candidate.text)
             )
             features = answer_choice.features(
                 query,

@@ -9,7 +9,7 @@ in their text), as code spans, and are used three ways (ragcli/llm/extractive.py
 - up to NAMING_SENTENCES sentences naming one are scored beyond those covering most of
   the question's terms (`naming_sentences`);
 - the first sentence under a heading that names one, when the sentence does not, is
-  quoted after its heading (`titled`, `with_title`).
+  quoted after its heading (`titled`; llm/subject.py's `with_title`).
 """
 
 from __future__ import annotations
@@ -61,9 +61,3 @@ def titled(query: str, sentence: str, section: str, names: frozenset[str]) -> bo
         return False
     named = code_names(query, section) & names
     return bool(named) and not code_names(query, sentence) & named
-
-
-def with_title(sentence: str, section: str) -> str:
-    """ "**Select by Id with `.get()`**: as selecting a single row …"."""
-    opening = sentence.lstrip()
-    return f"**{section}**: {opening[:1].lower()}{opening[1:]}"

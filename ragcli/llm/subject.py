@@ -53,5 +53,11 @@ def with_heading(sentence: str, heading: str) -> str:
     bare = name.strip("`").casefold()
     if bare in sentence.casefold():
         return sentence  # it names its subject after all
+    return with_title(sentence, name)
+
+
+def with_title(sentence: str, title: str) -> str:
+    """`sentence` quoted after `title` in bold, as the rest of its sentence:
+    "**`GZipMiddleware`**: handles GZip responses …"."""
     opening = sentence.lstrip()
-    return f"**{name}**: {opening[:1].lower()}{opening[1:]}"
+    return f"**{title}**: {opening[:1].lower()}{opening[1:]}"
