@@ -14,9 +14,8 @@ from typer.testing import CliRunner
 from ragcli import service
 from ragcli.cli import app
 from ragcli.llm.citations import citation_label, merge_sources
-from ragcli.llm.extractive import ExtractiveBackend
 from ragcli.models import ChunkMetadata, RetrievedChunk, SubAnswer
-from tests.support.common import quoted_in, settings_for
+from tests.support.common import offline_backend, quoted_in, settings_for
 from tests.support.stubs import Fault, OpenAIStub
 
 LABELLED = yaml.safe_load((Path(__file__).parent / "data" / "labelled_questions.yaml").read_text())
@@ -80,10 +79,7 @@ def test_sources_are_merged_once_each_and_sub_answers_recited():
 
 
 def test_extractive_synthesis_one_section_per_sub_question_without_repeats(tmp_path):
-    settings = settings_for(tmp_path)
-    backend = ExtractiveBackend(
-        service.embedder(settings), settings.llm, service.calibration(settings)
-    )
+    backend = offline_backend(tmp_path)
     config = chunk("c", "The web port is 7420. The sync port is 7421.", "docs/configuration.md")
     guide = chunk("g", "Metrics are served on port 9420.", "docs/admin_guide.pdf", page=3)
     subs = [
@@ -119,10 +115,7 @@ def test_extractive_synthesis_quotes_lists_and_code_after_the_prose(tmp_path):
     """A line after a list item would continue the item, and text after a closing fence
     would keep the code block open: a section's prose comes first, then its list items
     and code blocks on lines of their own, a code block's citation on the line after it."""
-    settings = settings_for(tmp_path)
-    backend = ExtractiveBackend(
-        service.embedder(settings), settings.llm, service.calibration(settings)
-    )
+    backend = offline_backend(tmp_path)
     config = chunk("c", "| Key | Default |\n|---|---|\n| `http_port` | 7420 |", "docs/config.md")
     guide = chunk("g", "The web port serves the app.", "docs/guide.md")
     backup = chunk("b", "```toml\n[backup]\nenabled = true\n```\nBackups are off.", "docs/b.md")

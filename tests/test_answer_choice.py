@@ -15,7 +15,7 @@ from ragcli.evaluation.squad import contains_answer
 from ragcli.ingest.loaders.markup import html_sections
 from ragcli.llm.answer_choice import FEATURES, bundled, question_kind
 from ragcli.llm.segment import units
-from tests.support.common import settings_for
+from tests.support.common import offline_backend, settings_for
 
 DATA = Path(__file__).parent / "data"
 
@@ -204,9 +204,6 @@ def test_a_how_to_answer_names_what_a_heading_names(tmp_path):
     """The problem is described in the question's words; the fix sits under a heading
     that names it ("Fix with `is_eager`"), in words the question does not use, and the
     sentence after it says what it does. The answer names the fix."""
-    from ragcli.llm.extractive import ExtractiveBackend
-
-    settings = settings_for(tmp_path)
     problem = (
         "## Options processed in order\n\n"
         "The `--version` option is processed after the other options that come before it "
@@ -224,9 +221,7 @@ def test_a_how_to_answer_names_what_a_heading_names(tmp_path):
         _chunk(1, "Version > Options processed in order", problem),
         _chunk(2, "Version > Options processed in order > Fix with `is_eager`", fix),
     ]
-    backend = ExtractiveBackend(
-        service.embedder(settings), settings.llm, service.calibration(settings)
-    )
+    backend = offline_backend(tmp_path)
     question = "How do I make the --version option be processed before the other options?"
     fix_sentence = next(
         s for s in backend.scored_sentences(question, chunks) if "is_eager" in s.candidate.text
@@ -238,9 +233,8 @@ def test_a_how_to_answer_names_what_a_heading_names(tmp_path):
 def test_sentences_naming_a_heading_name_are_scored_beyond_the_sixteen(tmp_path):
     """The sentence that says how to use `Box<T>` shares no word with the question, so
     sixteen others cover more of its terms; it is scored because a heading names `Box<T>`."""
-    from ragcli.llm.extractive import SCORED_SENTENCES, ExtractiveBackend
+    from ragcli.llm.extractive import SCORED_SENTENCES
 
-    settings = settings_for(tmp_path)
     filler = " ".join(
         f"Values on the stack of frame {n} are copied when the heap is not used at all."
         for n in range(SCORED_SENTENCES + 4)
@@ -250,9 +244,7 @@ def test_sentences_naming_a_heading_name_are_scored_beyond_the_sixteen(tmp_path)
         _chunk(1, "Memory", filler),
         _chunk(2, "Memory > Using `Box<T>`", f"## Using `Box<T>`\n\n{answer}"),
     ]
-    backend = ExtractiveBackend(
-        service.embedder(settings), settings.llm, service.calibration(settings)
-    )
+    backend = offline_backend(tmp_path)
     scored = backend.scored_sentences("How do I put a value on the heap, not the stack?", chunks)
     assert answer in [s.candidate.text for s in scored]
 
@@ -260,9 +252,6 @@ def test_sentences_naming_a_heading_name_are_scored_beyond_the_sixteen(tmp_path)
 def test_a_sentence_under_a_heading_naming_the_fix_is_quoted_after_it(tmp_path):
     """ "… there's a shortcut for it:" leads to an included file the answer cannot show;
     only its heading names the shortcut, so the answer quotes the heading before it."""
-    from ragcli.llm.extractive import ExtractiveBackend
-
-    settings = settings_for(tmp_path)
     shortcut = (
         "## Look up by key with `.fetch()`\n\n"
         "Reading a single record by its primary key is so common that there is a "
@@ -278,21 +267,16 @@ def test_a_sentence_under_a_heading_naming_the_fix_is_quoted_after_it(tmp_path):
         _chunk(1, "Records > Primary keys", keys),
         _chunk(2, "Records > Look up by key with `.fetch()`", shortcut),
     ]
-    backend = ExtractiveBackend(
-        service.embedder(settings), settings.llm, service.calibration(settings)
-    )
+    backend = offline_backend(tmp_path)
     answer = backend.generate("How can I read one record directly by its primary key?", chunks)
     assert "**Look up by key with `.fetch()`**: reading a single record" in answer
 
 
 def test_a_whole_listing_is_not_shown_as_the_sections_example(tmp_path):
     """A short example shows the call; a long listing would bury it, and is left out."""
-    from ragcli.llm.extractive import EXAMPLE_MAX_CHARS, ExtractiveBackend
+    from ragcli.llm.extractive import EXAMPLE_MAX_CHARS
 
-    settings = settings_for(tmp_path)
-    backend = ExtractiveBackend(
-        service.embedder(settings), settings.llm, service.calibration(settings)
-    )
+    backend = offline_backend(tmp_path)
     question = "How do I make responses smaller?"
     short = "app.add(Compressor, level=5)"
     listing = "\n".join(f"setting_{n} = configure(step={n})" for n in range(20)) + f"\n{short}"
@@ -311,12 +295,7 @@ def test_a_whole_listing_is_not_shown_as_the_sections_example(tmp_path):
 def test_a_lead_in_to_a_runs_output_does_not_count_as_bringing_code(tmp_path):
     """ "When you run it, you will see:" brings a transcript: what happens, not what to
     write. A lead-in that names the call, or brings code, still counts."""
-    from ragcli.llm.extractive import ExtractiveBackend
-
-    settings = settings_for(tmp_path)
-    backend = ExtractiveBackend(
-        service.embedder(settings), settings.llm, service.calibration(settings)
-    )
+    backend = offline_backend(tmp_path)
     content = (
         "## Retrying requests\n\n"
         "When you run the client against a flaky server, you will see something like this:"

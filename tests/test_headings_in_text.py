@@ -12,7 +12,7 @@ from ragcli.embedding.wordpieces import TokenCounter
 from ragcli.ingest.chunker import Chunker
 from ragcli.ingest.loaders import load
 from tests.support import office_files as make
-from tests.support.common import settings_for
+from tests.support.common import offline_backend, settings_for
 
 # Each format family's fixture whose loader gives its sections a heading path.
 FIXTURES = {
@@ -89,13 +89,9 @@ def test_a_question_naming_a_section_a_sheet_or_a_slide_finds_it(tmp_path):
 
 
 def test_the_offline_backend_reads_the_path_line_as_a_heading_not_an_answer(tmp_path):
-    from ragcli.llm.extractive import ExtractiveBackend
     from ragcli.models import ChunkMetadata, RetrievedChunk
 
-    settings = settings_for(tmp_path)
-    backend = ExtractiveBackend(
-        service.embedder(settings), settings.llm, service.calibration(settings)
-    )
+    backend = offline_backend(tmp_path)
     heading = " > ".join((make.LOCALIZED_TITLE, make.LOCALIZED_SECTION, make.LOCALIZED_SUBSECTION))
     sections = load(make.make_localized_docx(tmp_path / "warehouse.docx")).sections
     counter = TokenCounter(bundled_model_dir())
@@ -115,13 +111,9 @@ def test_the_offline_backend_reads_the_path_line_as_a_heading_not_an_answer(tmp_
 
 def test_chunks_under_a_heading_path_still_quote_their_heading_of_their_own(tmp_path):
     """A Markdown heading inside the chunk still names the section of what follows it."""
-    from ragcli.llm.extractive import ExtractiveBackend
     from ragcli.models import ChunkMetadata, RetrievedChunk
 
-    settings = settings_for(tmp_path)
-    backend = ExtractiveBackend(
-        service.embedder(settings), settings.llm, service.calibration(settings)
-    )
+    backend = offline_backend(tmp_path)
     text = "# Guide > Install\n\nRun the installer as an administrator.\n\n## Linux\n\n"
     text += "Unpack the tarball into the opt folder first."
     retrieved = RetrievedChunk(

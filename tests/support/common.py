@@ -1,10 +1,15 @@
-"""The repository's paths, settings for a test store, and the quote check of offline answers."""
+"""The repository's paths, settings for a test store, the offline backend over it, and the
+quote check of offline answers."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragcli.config import Settings, load_settings
+
+if TYPE_CHECKING:
+    from ragcli.llm.extractive import ExtractiveBackend
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_corpus"
@@ -15,6 +20,18 @@ def settings_for(store: Path, **overrides) -> Settings:
     values = {"store.path": str(store)}
     values.update(overrides)
     return load_settings(None, values, environ={})
+
+
+def offline_backend(store: Path) -> ExtractiveBackend:
+    """The extractive backend with the bundled embedder and calibration, and no BM25
+    index: what the offline answer tests feed chunks to directly."""
+    from ragcli import service
+    from ragcli.llm.extractive import ExtractiveBackend
+
+    settings = settings_for(store)
+    return ExtractiveBackend(
+        service.embedder(settings), settings.llm, service.calibration(settings)
+    )
 
 
 def quoted_in(quote: str, source: str) -> bool:
