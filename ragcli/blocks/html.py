@@ -125,7 +125,7 @@ class _Walker:
         for child in children[block:]:
             if isinstance(child, Tag):
                 self.element(child, depth)
-            elif isinstance(child, NavigableString) and type(child) is NavigableString:
+            elif type(child) is NavigableString:  # text, not a comment or a doctype
                 self.inline.append(str(child))
 
     def items(self, tag: Any, depth: int) -> None:
