@@ -312,3 +312,51 @@ def test_a_lead_in_to_a_runs_output_does_not_count_as_bringing_code(tmp_path):
     assert lead_in["When you run the cli"] == 0.0
     assert lead_in["To retry failed conn"] == 1.0
     assert lead_in["Use `retries` for th"] == 1.0
+
+
+def test_a_diagram_is_neither_brought_by_a_lead_in_nor_quoted(tmp_path):
+    """A mermaid chart's source draws a picture: a lead-in naming a value before one
+    ("we could delete the team `Wakaland`:") brings nothing to write, and the answer does
+    not spend its length on the chart."""
+    backend = offline_backend(tmp_path)
+    chart = 'flowchart TB\n    subgraph wakaland["Wakaland"]\n        b("Black Lion")\n    end'
+    content = (
+        "## Delete a team with its heroes\n\n"
+        "For example, we could delete the team `Wakaland`:\n\n"
+        f"```mermaid\n{chart}\n```\n\n"
+        "To delete the heroes of a deleted team too, set `cascade_delete=True` on the "
+        "relationship."
+    )
+    chunks = [_chunk(1, "Relationships > Delete a team with its heroes", content)]
+    question = "When a team is deleted, how do I get its heroes deleted automatically?"
+    scored = backend.scored_sentences(question, chunks)
+    lead_in = next(s for s in scored if "Wakaland" in s.candidate.text)
+    assert lead_in.features[FEATURES.index("lead_in")] == 0.0
+    answer = backend.generate(question, chunks)
+    assert "cascade_delete=True" in answer
+    assert "flowchart" not in answer and "```mermaid" not in answer
+
+
+def test_a_how_to_sentence_is_quoted_when_a_sentence_soon_after_explains_it(tmp_path):
+    """The setting is named first; a sentence in between, then the one that says why it
+    answers the question ("we also need to disable it because … multiple threads")."""
+    backend = offline_backend(tmp_path)
+    content = (
+        "## Engine\n\n"
+        "That is a configuration passed to the low-level driver of the database.\n\n"
+        "`check_same_thread` is by default set to `True`, to prevent misuses in simple "
+        "cases.\n\n"
+        "But here we make sure we never share one session between two requests.\n\n"
+        "And we also need to disable it because each request could be handled in "
+        "another thread, and using database objects created in another thread raises "
+        "errors."
+    )
+    chunks = [_chunk(1, "Web API > Engine", content)]
+    question = "How do I avoid errors about database objects created in another thread?"
+    setting = next(
+        s
+        for s in backend.scored_sentences(question, chunks)
+        if s.candidate.text.startswith("`check_same_thread`")
+    )
+    assert setting.explained >= 0.2
+    assert "`check_same_thread`" in backend.generate(question, chunks)

@@ -92,6 +92,10 @@ SCORED_SENTENCES = 16
 # A clause is short, and a short text comes close to a short question easily: it must
 # reach the ambiguous band, not llm.answer_min_relevance (lower, it answers unanswerable
 # questions; docs/offline-backend.md).
+# A how-to sentence may be quoted when one of the next EXPLAINED_WITHIN sentences of its
+# passage bears on the question: "`check_same_thread` is `True` by default … But here we
+# … And we also need to disable it because in FastAPI each request …".
+EXPLAINED_WITHIN = 2
 CLAUSE = re.compile(r"[,;:]\s+")
 CLAUSES_LOOKED_AT = 5
 CLAUSE_MIN_RELEVANCE = 0.4
@@ -129,7 +133,8 @@ class ScoredSentence:
     features: tuple[float, ...]  # answer_choice.FEATURES
     score: float  # does it answer the question
     named: bool = False  # a table row the question names (llm/table_rows.py)
-    # For a how-to question, the relevance of the sentence right after it in its chunk:
+    # For a how-to question, the best relevance of the EXPLAINED_WITHIN sentences after it
+    # in its chunk:
     # "Mark it with `is_eager=True`. That tells Typer to process it before the others."
     # bears on the question through the sentence that explains what it does.
     explained: float = 0.0
@@ -138,6 +143,10 @@ class ScoredSentence:
 def _is_reference(unit: Unit) -> bool:
     """An include block: it names a file or an API page, and shows nothing."""
     return isinstance(unit.block, CodeBlock) and unit.block.is_reference
+
+
+def _is_diagram(unit: Unit) -> bool:
+    return isinstance(unit.block, CodeBlock) and unit.block.language.lower() in DIAGRAM_LANGUAGES
 
 
 def introduced(text: str, position: int) -> tuple[str, int]:
@@ -155,8 +164,8 @@ def introduced(text: str, position: int) -> tuple[str, int]:
             continue
         if unit.kind not in ("item", "row", "code") or (following and unit.kind == "code"):
             break
-        if _is_reference(unit):
-            break
+        if _is_reference(unit) or _is_diagram(unit):
+            break  # an include shows nothing; a diagram's source is no text to read
         last = unit
         following.append(unit.text)
         taken += 1
@@ -177,7 +186,7 @@ def section_example(text: str, position: int, names: str = "") -> tuple[str, int
         block = found[i].block
         if not isinstance(block, CodeBlock) or block.is_reference:
             return False
-        return block.language not in OUTPUT_LANGUAGES
+        return block.language.lower() not in OUTPUT_LANGUAGES | DIAGRAM_LANGUAGES
 
     after: list[int] = []
     for i in range(position + 1, len(found)):
@@ -197,15 +206,23 @@ def section_example(text: str, position: int, names: str = "") -> tuple[str, int
     return (found[ranked[0]].text, ranked[0]) if ranked else None
 
 
-def shows_output(text: str, position: int) -> bool:
-    """Whether unit `position` of `text`, a lead-in, brings a code block that shows a run's
-    output or draws a diagram ("When you run the program, you'll see something like
-    this:"): it shows what happens, not what to write."""
+def brought_language(text: str, position: int) -> str:
+    """The language of the code block right after unit `position` of `text` (a lead-in),
+    lower-cased; "" when no code block follows."""
     found = units(text)
     block = found[position + 1].block if position + 1 < len(found) else None
-    return isinstance(block, CodeBlock) and (
-        block.language.lower() in OUTPUT_LANGUAGES | DIAGRAM_LANGUAGES
-    )
+    return block.language.lower() if isinstance(block, CodeBlock) else ""
+
+
+def shows_not_writes(text: str, position: int, sentence: str) -> bool:
+    """Whether `sentence`, unit `position` of `text` and a lead-in, brings what happens
+    rather than what to write: a diagram ("we could delete the team `Wakaland`:" and a
+    mermaid chart), or a run's output when the lead-in names nothing itself ("When you run
+    the program, you'll see something like this:")."""
+    language = brought_language(text, position)
+    if language in DIAGRAM_LANGUAGES:
+        return True
+    return language in OUTPUT_LANGUAGES and not answer_choice.IDENTIFIER.search(sentence)
 
 
 def _same(one: Candidate, other: Candidate) -> bool:
@@ -282,8 +299,8 @@ class ExtractiveBackend:
                     continue  # fragments are not answers
                 if sentence.rstrip().endswith("?"):
                     continue  # a question in the source restates, it does not answer
-                if _is_reference(unit) or TEMPLATE_DIRECTIVE.match(sentence):
-                    continue  # an include or a site generator's tag: nothing to read
+                if _is_reference(unit) or _is_diagram(unit) or TEMPLATE_DIRECTIVE.match(sentence):
+                    continue  # an include, a chart's source or a site generator's tag
                 found.append(Found(sentence, number, position, section, unit.kind, first))
         return found
 
@@ -402,11 +419,8 @@ class ExtractiveBackend:
                 if candidate.text.rstrip().endswith(":")
                 else ""
             )
-            # A lead-in to a run's output that names nothing itself shows what happens, not
-            # what to write.
-            introduces = bool(brings) and not (
-                shows_output(content, candidate.position)
-                and not answer_choice.IDENTIFIER.search(candidate.text)
+            introduces = bool(brings) and not shows_not_writes(
+                content, candidate.position, candidate.text
             )
             features = answer_choice.features(
                 query,
@@ -423,14 +437,18 @@ class ExtractiveBackend:
                 heading_names=names,
             )
             score = choice.score(features)
-            after = candidates[i + 1] if i + 1 < len(candidates) else None
             explained = (
-                relevances[i + 1]
+                max(
+                    (
+                        relevances[j]
+                        for j in range(i + 1, min(i + 1 + EXPLAINED_WITHIN, len(candidates)))
+                        if candidates[j].chunk_number == candidate.chunk_number
+                        and candidates[j].position - candidate.position <= EXPLAINED_WITHIN
+                        and candidates[j].kind == candidate.kind == "sentence"
+                    ),
+                    default=0.0,
+                )
                 if howto
-                and after is not None
-                and after.chunk_number == candidate.chunk_number
-                and after.position == candidate.position + 1
-                and after.kind == candidate.kind == "sentence"
                 else 0.0
             )
             scored.append(
