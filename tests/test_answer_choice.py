@@ -360,3 +360,23 @@ def test_a_how_to_sentence_is_quoted_when_a_sentence_soon_after_explains_it(tmp_
     )
     assert setting.explained >= 0.2
     assert "`check_same_thread`" in backend.generate(question, chunks)
+
+
+def test_a_how_to_answer_does_not_quote_a_transcript_on_its_own(tmp_path):
+    """A ```console block shows what a run prints ("Error: Invalid value for '--age'"),
+    not what to write: for a how-to question it is no candidate, while a lead-in may still
+    bring one and a question about what the program prints may still quote it."""
+    backend = offline_backend(tmp_path)
+    content = (
+        "## Numeric ranges\n\n"
+        "You can only accept numbers within a range with `min` and `max` for an option.\n\n"
+        "```console\n$ app --age 15\n"
+        "Error: Invalid value for option '--age': 15 is not in the range of numbers x>=18\n```"
+    )
+    chunks = [_chunk(1, "Options > Numeric ranges", content)]
+    howto = backend.scored_sentences(
+        "How do I only accept numbers within a range for an option?", chunks
+    )
+    assert [s.candidate.kind for s in howto] == ["sentence"]
+    printed = backend.scored_sentences("What error does the app print for an age of 15?", chunks)
+    assert "code" in [s.candidate.kind for s in printed]

@@ -149,6 +149,10 @@ def _is_diagram(unit: Unit) -> bool:
     return isinstance(unit.block, CodeBlock) and unit.block.language.lower() in DIAGRAM_LANGUAGES
 
 
+def _is_transcript(unit: Unit) -> bool:
+    return isinstance(unit.block, CodeBlock) and unit.block.language.lower() in OUTPUT_LANGUAGES
+
+
 def introduced(text: str, position: int) -> tuple[str, int]:
     """The list items, table rows or code block right after unit `position` of `text`
     (what a lead-in ending with a colon introduces), and how many units that is (an item's
@@ -274,7 +278,9 @@ class ExtractiveBackend:
         """The sentences of `chunks` that may answer, with their vectors."""
         return self._embedded(self._sentences(chunks))
 
-    def _sentences(self, chunks: list[RetrievedChunk]) -> list[Found]:
+    def _sentences(self, chunks: list[RetrievedChunk], howto: bool = False) -> list[Found]:
+        """The units of `chunks` that may answer; for a how-to question (`howto`) a
+        terminal transcript is none: it shows what a run prints, not what to write."""
         found: list[Found] = []
         for number, chunk in enumerate(chunks, start=1):
             # A document's title says little about which part of it answers; a section's
@@ -301,6 +307,8 @@ class ExtractiveBackend:
                     continue  # a question in the source restates, it does not answer
                 if _is_reference(unit) or _is_diagram(unit) or TEMPLATE_DIRECTIVE.match(sentence):
                     continue  # an include, a chart's source or a site generator's tag
+                if howto and _is_transcript(unit):
+                    continue
                 found.append(Found(sentence, number, position, section, unit.kind, first))
         return found
 
@@ -364,7 +372,8 @@ class ExtractiveBackend:
     def scored_sentences(self, query: str, chunks: list[RetrievedChunk]) -> list[ScoredSentence]:
         """Every candidate sentence of `chunks` with its relevance and answer features
         (ragcli/llm/answer_choice.py), best answer first."""
-        found = self._sentences(chunks)
+        howto = question_kind(query) == "instruction"
+        found = self._sentences(chunks, howto)
         if not found:
             return []
         stats = self.term_stats
@@ -402,7 +411,6 @@ class ExtractiveBackend:
             )
             for h in headings
         }
-        howto = question_kind(query) == "instruction"
         scored = []
         for i, (candidate, relevance) in enumerate(zip(candidates, relevances, strict=True)):
             before = candidates[i - 1] if i else None
