@@ -13,8 +13,9 @@ Three labelled sets, each ingested into its own temporary store:
 
 Every candidate sentence of each question's top-5 chunks is a row; its label says whether
 it (with the list or code it introduces) holds the expected text. Prints, per set, how
-often the best-scored sentence holds it, for relevance alone, for the fit on all sets,
-and for a fit that leaves that set out (the figure for documents the fit has not seen).
+often the best-scored sentence holds it, for relevance alone, for the shipped weights, for
+the fit on all sets, and for a fit that leaves that set out (the figure for documents the
+fit has not seen).
 
     .venv/bin/python scripts/fit_answers.py [--check]   # --check: print, write nothing
     # names_heading's shipped weight was set with the other eight kept (its "about" says
@@ -38,7 +39,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ragcli.llm.answer_choice import FEATURES, AnswerChoice  # noqa: E402
+from ragcli.llm.answer_choice import FEATURES, AnswerChoice, bundled  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 OUT = ROOT / "ragcli" / "data" / "answer_choice.json"
@@ -220,14 +221,17 @@ def main() -> int:
             encoding="utf-8",
         )
     model = fit(list(data.values()))
-    print("set       questions  relevance alone  fit on all  fit without this set")
+    shipped_model = bundled()
+    print("set       questions  relevance alone  shipped  fit on all  fit without this set")
     for name, rows in data.items():
         alone = top1(rows, lambda q, i: q.relevance[i])
+        shipped = top1(rows, lambda q, i: shipped_model.score(q.features[i]))
         fitted = top1(rows, lambda q, i: model.score(q.features[i]))
         held_model = fit([r for n, r in data.items() if n != name])
         held = top1(rows, lambda q, i: held_model.score(q.features[i]))
         print(
-            f"{name:<9} {alone[1]:>9}  {alone[0] / alone[1]:>15.3f}  {fitted[0] / fitted[1]:>10.3f}"
+            f"{name:<9} {alone[1]:>9}  {alone[0] / alone[1]:>15.3f}"
+            f"  {shipped[0] / shipped[1]:>7.3f}  {fitted[0] / fitted[1]:>10.3f}"
             f"  {held[0] / held[1]:>20.3f}"
         )
     print(

@@ -380,3 +380,31 @@ def test_a_how_to_answer_does_not_quote_a_transcript_on_its_own(tmp_path):
     assert [s.candidate.kind for s in howto] == ["sentence"]
     printed = backend.scored_sentences("What error does the app print for an age of 15?", chunks)
     assert "code" in [s.candidate.kind for s in printed]
+
+
+def test_the_sentence_naming_the_fix_after_the_problem_is_scored(tmp_path):
+    """The problem is stated in the question's words and many sentences share them; the
+    fix comes right after, in words of its own. It is scored, and quoted."""
+    from ragcli.llm.extractive import SCORED_SENTENCES
+
+    filler = " ".join(
+        f"Comparing column {n} of a table in a query is checked by the editor as a type."
+        for n in range(SCORED_SENTENCES + 4)
+    )
+    content = (
+        "## Type errors in comparisons\n\n"
+        "Your editor may report a type error when you compare a column inside a query "
+        "with `>`.\n\n"
+        "Wrap the attribute in `col()` and the checker knows it is special."
+    )
+    chunks = [
+        _chunk(1, "Queries > Type errors in comparisons", content),
+        _chunk(2, "Queries > Filters", filler),
+    ]
+    backend = offline_backend(tmp_path)
+    question = (
+        "How do I compare a column with > in a query without my editor reporting a type error?"
+    )
+    scored = [s.candidate.text for s in backend.scored_sentences(question, chunks)]
+    assert any("`col()`" in text for text in scored)
+    assert "`col()`" in backend.generate(question, chunks)

@@ -95,12 +95,12 @@ def test_a_lead_in_quoted_without_its_code_ends_at_its_citation():
 def test_a_quoted_heading_in_bold_starts_a_claim_of_its_own():
     """A sentence quoted after its heading ("**Custom help name (`metavar`)**: …") that
     follows another cited sentence is a claim of its own, with its own citation; so is a
-    sentence after one that ends with an emoji."""
+    sentence after one that ends with an emoji or a closing bracket."""
     answer = (
         "Set the `hidden` parameter to hide it. [1] **Custom help name (`metavar`)**: you "
         "can also change the text shown for it. [2] **`Exit`** stops the run. [2] "
         "**`app delete`**: deletes a user. [3] It is short and simple. 🎉 [1] Of course, it "
-        "can fail. [2]"
+        "can fail. [2] (On Windows, it also fails.) [3] Next, it stops. [1]"
     )
     assert [(c.text, c.cites) for c in claims(answer)] == [
         ("Set the `hidden` parameter to hide it.", [1]),
@@ -109,6 +109,8 @@ def test_a_quoted_heading_in_bold_starts_a_claim_of_its_own():
         ("`app delete`: deletes a user.", [3]),
         ("It is short and simple. 🎉", [1]),  # an emoji ends a sentence with its stop
         ("Of course, it can fail.", [2]),
+        ("(On Windows, it also fails.)", [3]),
+        ("Next, it stops.", [1]),
     ]
 
 

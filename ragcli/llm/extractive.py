@@ -86,6 +86,12 @@ ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 # scored: those sharing the most (idf-weighted) terms with the question, which nearly
 # always hold the sentence the full scoring puts first (docs/offline-backend.md).
 SCORED_SENTENCES = 16
+# For a how-to question, the FOLLOWING sentences after each of the FOLLOWED most covering
+# ones in their passage are scored too when they name something: documentation states the
+# problem in the question's words, then names the fix in its own ("Nevertheless, we can
+# easily fix. … To do that, we can import `col()`").
+FOLLOWED = 8
+FOLLOWING = 2
 # Before declining, the best-scored sentences are looked at clause by clause: a sentence
 # listing several things ("three bodies of water: the Obersee ("upper lake"), the Untersee
 # ...") is far, as a whole, from a question about one of them.
@@ -326,6 +332,22 @@ class ExtractiveBackend:
         ranked = sorted(range(len(found)), key=lambda i: (-coverage[i], found[i][1], found[i][2]))
         return sorted(ranked[:SCORED_SENTENCES])
 
+    @staticmethod
+    def _naming_followers(
+        found: list[Found], coverage: list[float], promising: list[int]
+    ) -> set[int]:
+        """The positions in `found` of the FOLLOWING sentences after each of the FOLLOWED
+        most covering `promising` ones, in the same passage, that name something."""
+        best = sorted(promising, key=lambda i: (-coverage[i], i))[:FOLLOWED]
+        return {
+            j
+            for i in best
+            for j in range(i + 1, min(i + 1 + FOLLOWING, len(found)))
+            if found[j].chunk_number == found[i].chunk_number
+            and found[j].kind == "sentence"
+            and answer_choice.IDENTIFIER.search(found[j].text)
+        }
+
     def relevance(self, query: str, text: str) -> float:
         """Calibrated probability that `text` answers `query`."""
         return self._relevances(query, [text])[0]
@@ -385,8 +407,10 @@ class ExtractiveBackend:
         named = self._named_rows(query, found)
         names = heading_names(query, chunks)
         coverage = [c for c, _ in evidence]
+        promising = self._most_promising(found, coverage)
         kept = sorted(
-            set(self._most_promising(found, coverage))
+            set(promising)
+            | (self._naming_followers(found, coverage, promising) if howto else set())
             | named
             | naming_sentences(query, [f.text for f in found], coverage, names)
         )
