@@ -100,7 +100,7 @@ def test_a_quoted_heading_in_bold_starts_a_claim_of_its_own():
         "Set the `hidden` parameter to hide it. [1] **Custom help name (`metavar`)**: you "
         "can also change the text shown for it. [2] **`Exit`** stops the run. [2] "
         "**`app delete`**: deletes a user. [3] It is short and simple. 🎉 [1] Of course, it "
-        "can fail. [2] (On Windows, it also fails.) [3] Next, it stops. [1]"
+        "can fail. [2] (On Windows, it also fails.) [3] Next, it stops (e.g. Ctrl-C). [1]"
     )
     assert [(c.text, c.cites) for c in claims(answer)] == [
         ("Set the `hidden` parameter to hide it.", [1]),
@@ -110,7 +110,7 @@ def test_a_quoted_heading_in_bold_starts_a_claim_of_its_own():
         ("It is short and simple. 🎉", [1]),  # an emoji ends a sentence with its stop
         ("Of course, it can fail.", [2]),
         ("(On Windows, it also fails.)", [3]),
-        ("Next, it stops.", [1]),
+        ("Next, it stops (e.g. Ctrl-C).", [1]),  # no sentence ends after "e.g."
     ]
 
 

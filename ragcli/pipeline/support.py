@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from ragcli.llm.segment import plain_text
+from ragcli.llm.segment import NOT_AFTER_ABBREVIATION, plain_text
 from ragcli.llm.text import WORD, normalise, sentences
 from ragcli.models import Record, RetrievedChunk
 from ragcli.terms import terms
@@ -50,7 +50,9 @@ FEATURES = ("similarity", "coverage", "specifics")
 BOUNDARY = re.compile(
     r"(?:(?<=[.!?])|(?<=[.!?][)\"'”’])|(?<=[.!?]\s[^\w\s\[\]\"'(`*])|(?<=[.!?]\s[^\w\s\[\]\"'(`*]{2})"
     r"|(?<=:)(?=\s*\[\d))"
-    r"(?P<cites>(?:\s*\[\d+(?:\s*,\s*\d+)*\])*)\s+(?!\[\d)(?=(?:\*\*)?[\"'(\[`*]?[A-Z0-9]|\*\*`)|\n+"
+    + NOT_AFTER_ABBREVIATION
+    + r"(?P<cites>(?:\s*\[\d+(?:\s*,\s*\d+)*\])*)\s+(?!\[\d)"
+    r"(?=(?:\*\*)?[\"'(\[`*]?[A-Z0-9]|\*\*`)|\n+"
 )
 LIST_MARKER = re.compile(r"^(?:[-*•]\s+)+")
 LEADING_BOLD = re.compile(r"^\*\*(.+?)\*\*")
