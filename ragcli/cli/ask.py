@@ -19,6 +19,7 @@ from ragcli.cli.common import (
 from ragcli.cli.options import (
     CollectionOpt,
     ConfigOpt,
+    ConversationOpt,
     ExpandOpt,
     HtmlOpt,
     HydeOpt,
@@ -81,12 +82,7 @@ def ask(
             "--continue", "-c", help="Continue the latest conversation: a follow-up question."
         ),
     ] = False,
-    conversation_id: Annotated[
-        str | None,
-        typer.Option(
-            "--conversation", metavar="ID", help="Continue conversation ID (a prefix is enough)."
-        ),
-    ] = None,
+    conversation_id: ConversationOpt = None,
     paths: PathOpt = None,
     types: TypeOpt = None,
     since: SinceOpt = None,
@@ -203,12 +199,7 @@ def chat(
     continue_latest: Annotated[
         bool, typer.Option("--continue", "-c", help="Continue the latest conversation.")
     ] = False,
-    conversation_id: Annotated[
-        str | None,
-        typer.Option(
-            "--conversation", metavar="ID", help="Continue conversation ID (a prefix is enough)."
-        ),
-    ] = None,
+    conversation_id: ConversationOpt = None,
     top_k: TopKOpt = None,
     hyde: HydeOpt = None,
     expand: ExpandOpt = None,

@@ -1,6 +1,7 @@
 """`ragcli eval` and `ragcli calibrate`: retrieval scored on a BEIR dataset, the modes on
 labelled questions, and the relevance calibration fitted on them."""
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -141,8 +142,6 @@ def _eval_questions(
     config: Path | None,
     rerank: str | None = None,
 ) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from ragcli import service
     from ragcli.views.eval_questions import eval_questions_view
 
@@ -151,22 +150,10 @@ def _eval_questions(
     if not common.console.is_terminal or as_json:
         report = service.eval_questions(settings, path, chosen, rerank=rerank)
     else:
-        with Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=common.console,
-            transient=True,
-        ) as progress:
-            tasks: dict[str, Any] = {}
-
-            def update(mode: str, done: int, total: int) -> None:
-                if mode not in tasks:
-                    tasks[mode] = progress.add_task(f"questions · {mode}", total=total)
-                progress.update(tasks[mode], completed=done, total=total)
-
-            report = service.eval_questions(settings, path, chosen, update, rerank=rerank)
+        report = _with_stage_bars(
+            lambda update: service.eval_questions(settings, path, chosen, update, rerank=rerank),
+            lambda mode: f"questions · {mode}",
+        )
     if as_json:
         print_json(report.model_dump(mode="json"))
     else:
@@ -176,6 +163,15 @@ def _eval_questions(
 def _with_eval_progress(run: Any) -> Any:
     """`run(progress=...)` under `ragcli eval DIR`'s bars: the corpus ingest, then each
     retriever's queries."""
+    return _with_stage_bars(
+        lambda update: run(progress=update),
+        lambda stage: "ingest corpus" if stage == "ingest" else f"queries · {stage}",
+    )
+
+
+def _with_stage_bars(run: Callable[[Any], Any], describe: Callable[[str], str]) -> Any:
+    """`run(update)` with a progress bar a stage, labelled `describe(stage)`: `update(stage,
+    done, total)` moves the stage's bar."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(
@@ -190,11 +186,10 @@ def _with_eval_progress(run: Any) -> Any:
 
         def update(stage: str, done: int, total: int) -> None:
             if stage not in tasks:
-                label = "ingest corpus" if stage == "ingest" else f"queries · {stage}"
-                tasks[stage] = progress.add_task(label, total=total)
+                tasks[stage] = progress.add_task(describe(stage), total=total)
             progress.update(tasks[stage], completed=done, total=total)
 
-        return run(progress=update)
+        return run(update)
 
 
 def calibrate(

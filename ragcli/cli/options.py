@@ -108,3 +108,9 @@ SinceOpt = Annotated[
         "--since", metavar="DATE", help="Only files modified since DATE: 2024-05-01, 36h, 7d, 2w."
     ),
 ]
+ConversationOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--conversation", metavar="ID", help="Continue conversation ID (a prefix is enough)."
+    ),
+]
