@@ -27,6 +27,7 @@ DATA = Path(__file__).parent / "data"
         ("How can we unstage a file?", "instruction"),
         ("Which option turns off the cache?", "instruction"),
         ("What do I use to test my application?", "instruction"),
+        ("Is there a tool that rewrites my code for the new version?", "instruction"),
         ("Where are settings kept, and how do I find that folder?", "instruction"),
         ("How many moons does Jupiter have?", "number"),
         ("What does the Business plan cost?", "number"),
@@ -408,3 +409,20 @@ def test_the_sentence_naming_the_fix_after_the_problem_is_scored(tmp_path):
     scored = [s.candidate.text for s in backend.scored_sentences(question, chunks)]
     assert any("`col()`" in text for text in scored)
     assert "`col()`" in backend.generate(question, chunks)
+
+
+def test_a_tables_column_names_do_not_make_its_rows_bear_on_a_how_to_question(tmp_path):
+    """Every row of a migration table repeats its column names ("Widget V1: …; Widget V2:
+    …"), and those are the question's words, not what the row says: for a how-to question
+    a row's terms are its cells'."""
+    table = (
+        "## Moved in Widget V2\n\n| Widget V1 | Widget V2 |\n| --- | --- |\n"
+        "| `widget.tools.schema_of` | `widget.deprecated.tools.schema_of` |\n"
+        "| `widget.tools.parse_obj_as` | `widget.deprecated.tools.parse_obj_as` |\n"
+    )
+    backend = offline_backend(tmp_path)
+    question = "Is there a tool that rewrites my Widget V1 code for Widget V2 automatically?"
+    scored = backend.scored_sentences(question, [_chunk(1, "Migration > Moved", table)])
+    for row in scored:
+        assert row.candidate.kind == "row"
+        assert row.relevance < backend.relevance(question, row.candidate.text)

@@ -67,7 +67,7 @@ INSTRUCTION = re.compile(
     r"|what\s+(?:do|should|can|could|would)\s+(?:i|we|you|one)\s+use\b"
     r"|what(?:'s|\s+is|\s+are)\s+the\s+(?:command|syntax|way|steps|option|setting|flag)"
     r"|which\s+(?:command|option|setting|flag|function|method|class|parameter|argument)s?\b"
-    r"|is\s+there\s+(?:a|an|any)\s+(?:way|option|setting|flag|command)\b)",
+    r"|is\s+there\s+(?:a|an|any)\s+(?:way|option|setting|flag|command|tool|library|package)\b)",
     re.I,
 )
 NUMBER = re.compile(

@@ -26,7 +26,7 @@ from ragcli.llm.followup import make_standalone
 from ragcli.llm.heading_names import heading_names, naming_sentences, titled
 from ragcli.llm.segment import Unit, UnitKind, plain_text, units
 from ragcli.llm.subject import CODE_SPAN, with_heading, with_title
-from ragcli.llm.table_rows import named_rows
+from ragcli.llm.table_rows import cell_values, named_rows
 from ragcli.llm.text import (
     WORD,
     cited_numbers,
@@ -402,8 +402,15 @@ class ExtractiveBackend:
         if stats is not None and hasattr(stats, "prime"):
             sections = sorted({f.section for f in found if f.section})
             stats.prime([f.text for f in found] + sections + [query])
-        # Lexical evidence is cheap and picks the sentences worth embedding.
-        evidence = [self._lexical_evidence(query, f.text) for f in found]
+        # Lexical evidence is cheap and picks the sentences worth embedding. For a how-to
+        # question a row's terms are its cells': every row of a migration table repeats its
+        # column names ("Pydantic V1: …; Pydantic V2: …"), which may be the question's words.
+        evidence = [
+            self._lexical_evidence(
+                query, " ".join(cell_values(f.text)) if howto and f.kind == "row" else f.text
+            )
+            for f in found
+        ]
         named = self._named_rows(query, found)
         names = heading_names(query, chunks)
         coverage = [c for c, _ in evidence]
