@@ -26,12 +26,12 @@ UnitKind = Literal["sentence", "item", "row", "code", "heading"]
 # A field of a loader's table row (ingest/loaders/tables.py): a short column name, ": ", a
 # value. A row is a line of such fields joined by "; ", two of them at least.
 ROW_FIELD = re.compile(r"^[^\s:;|#>][^:;]{0,47}: \S")
-# A stop after one of these abbreviations ends no sentence: "(e.g. DNS failure, …)",
-# "St. Gallen", "Fig. 3".
-NOT_AFTER_ABBREVIATION = "".join(
+# A stop after an abbreviation ends no sentence: after dotted letters ("(e.g. DNS failure,
+# …)", "a.k.a. CA bundle") or one of these words ("St. Gallen", "Fig. 3").
+NOT_AFTER_ABBREVIATION = r"(?<!\b[A-Za-z]\.[A-Za-z]\.)" + "".join(
     rf"(?<!\b{re.escape(word)})"
-    for word in ("e.g.", "E.g.", "i.e.", "I.e.", "vs.", "cf.", "Cf.", "Fig.", "Figs.", "approx.")
-    + ("Mr.", "Mrs.", "Ms.", "Dr.", "St.", "Mt.")
+    for word in ("vs.", "cf.", "Cf.", "Fig.", "Figs.", "approx.", "Mr.", "Mrs.", "Ms.", "Dr.")
+    + ("St.", "Mt.")
 )
 # A sentence ends at . ! or ? (and any closing quote or bracket) before a capital, a digit,
 # a quote or a bracket: "e.g. the" and "3.5 times" stay whole.
