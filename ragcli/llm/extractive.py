@@ -92,16 +92,16 @@ SCORED_SENTENCES = 16
 # easily fix. … To do that, we can import `col()`").
 FOLLOWED = 8
 FOLLOWING = 2
+# A how-to sentence may be quoted when one of the next EXPLAINED_WITHIN sentences of its
+# passage bears on the question: "`check_same_thread` is `True` by default … But here we
+# … And we also need to disable it because in FastAPI each request …".
+EXPLAINED_WITHIN = 2
 # Before declining, the best-scored sentences are looked at clause by clause: a sentence
 # listing several things ("three bodies of water: the Obersee ("upper lake"), the Untersee
 # ...") is far, as a whole, from a question about one of them.
 # A clause is short, and a short text comes close to a short question easily: it must
 # reach the ambiguous band, not llm.answer_min_relevance (lower, it answers unanswerable
 # questions; docs/offline-backend.md).
-# A how-to sentence may be quoted when one of the next EXPLAINED_WITHIN sentences of its
-# passage bears on the question: "`check_same_thread` is `True` by default … But here we
-# … And we also need to disable it because in FastAPI each request …".
-EXPLAINED_WITHIN = 2
 CLAUSE = re.compile(r"[,;:]\s+")
 CLAUSES_LOOKED_AT = 5
 CLAUSE_MIN_RELEVANCE = 0.4
