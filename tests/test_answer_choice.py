@@ -316,9 +316,9 @@ def test_a_lead_in_to_a_runs_output_does_not_count_as_bringing_code(tmp_path):
 
 
 def test_a_diagram_is_neither_brought_by_a_lead_in_nor_quoted(tmp_path):
-    """A mermaid chart's source draws a picture: a lead-in naming a value before one
-    ("we could delete the team `Wakaland`:") brings nothing to write, and the answer does
-    not spend its length on the chart."""
+    """A mermaid chart's source draws a picture: neither it nor the lead-in to it ("we
+    could delete the team `Wakaland`:", which says nothing without it) is quoted, and the
+    answer does not spend its length on the chart."""
     backend = offline_backend(tmp_path)
     chart = 'flowchart TB\n    subgraph wakaland["Wakaland"]\n        b("Black Lion")\n    end'
     content = (
@@ -331,8 +331,7 @@ def test_a_diagram_is_neither_brought_by_a_lead_in_nor_quoted(tmp_path):
     chunks = [_chunk(1, "Relationships > Delete a team with its heroes", content)]
     question = "When a team is deleted, how do I get its heroes deleted automatically?"
     scored = backend.scored_sentences(question, chunks)
-    lead_in = next(s for s in scored if "Wakaland" in s.candidate.text)
-    assert lead_in.features[FEATURES.index("lead_in")] == 0.0
+    assert not [s for s in scored if "Wakaland" in s.candidate.text or "```" in s.candidate.text]
     answer = backend.generate(question, chunks)
     assert "cascade_delete=True" in answer
     assert "flowchart" not in answer and "```mermaid" not in answer

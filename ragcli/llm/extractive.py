@@ -155,6 +155,10 @@ def _is_diagram(unit: Unit) -> bool:
     return isinstance(unit.block, CodeBlock) and unit.block.language.lower() in DIAGRAM_LANGUAGES
 
 
+def _introduces_diagram(found: list[Unit], position: int) -> bool:
+    return position + 1 < len(found) and _is_diagram(found[position + 1])
+
+
 def _is_transcript(unit: Unit) -> bool:
     return isinstance(unit.block, CodeBlock) and unit.block.language.lower() in OUTPUT_LANGUAGES
 
@@ -225,13 +229,11 @@ def brought_language(text: str, position: int) -> str:
 
 
 def shows_not_writes(text: str, position: int, sentence: str) -> bool:
-    """Whether `sentence`, unit `position` of `text` and a lead-in, brings what happens
-    rather than what to write: a diagram ("we could delete the team `Wakaland`:" and a
-    mermaid chart), or a run's output when the lead-in names nothing itself ("When you run
-    the program, you'll see something like this:")."""
+    """Whether `sentence`, unit `position` of `text` and a lead-in, brings a run's output
+    and names nothing itself ("When you run the program, you'll see something like
+    this:"): it shows what happens, not what to write. (A lead-in to a diagram is no
+    candidate at all.)"""
     language = brought_language(text, position)
-    if language in DIAGRAM_LANGUAGES:
-        return True
     return language in OUTPUT_LANGUAGES and not answer_choice.IDENTIFIER.search(sentence)
 
 
@@ -297,7 +299,8 @@ class ExtractiveBackend:
             # The first sentence under a heading of the text's own (not the path line a
             # chunk cut from the middle of a section begins with).
             own_heading = False
-            for position, unit in enumerate(units(chunk.content)):
+            found_units = units(chunk.content)
+            for position, unit in enumerate(found_units):
                 sentence = unit.text
                 if isinstance(unit.block, Heading):
                     own_heading = not (position == 0 and path_line.startswith(sentence))
@@ -315,6 +318,8 @@ class ExtractiveBackend:
                     continue  # an include, a chart's source or a site generator's tag
                 if howto and _is_transcript(unit):
                     continue
+                if sentence.rstrip().endswith(":") and _introduces_diagram(found_units, position):
+                    continue  # it leads in to a picture the answer does not show
                 found.append(Found(sentence, number, position, section, unit.kind, first))
         return found
 
