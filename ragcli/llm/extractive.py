@@ -151,16 +151,15 @@ def _is_reference(unit: Unit) -> bool:
     return isinstance(unit.block, CodeBlock) and unit.block.is_reference
 
 
-def _is_diagram(unit: Unit) -> bool:
-    return isinstance(unit.block, CodeBlock) and unit.block.language.lower() in DIAGRAM_LANGUAGES
+def _language(unit: Unit) -> str:
+    """A code block's language, lower-cased; "" for any other unit."""
+    return unit.block.language.lower() if isinstance(unit.block, CodeBlock) else ""
 
 
-def _introduces_diagram(found: list[Unit], position: int) -> bool:
-    return position + 1 < len(found) and _is_diagram(found[position + 1])
-
-
-def _is_transcript(unit: Unit) -> bool:
-    return isinstance(unit.block, CodeBlock) and unit.block.language.lower() in OUTPUT_LANGUAGES
+def _next_language(found: list[Unit], position: int) -> str:
+    """The language of the code block right after unit `position` (what a lead-in brings);
+    "" when no code block follows."""
+    return _language(found[position + 1]) if position + 1 < len(found) else ""
 
 
 def introduced(text: str, position: int) -> tuple[str, int]:
@@ -178,7 +177,7 @@ def introduced(text: str, position: int) -> tuple[str, int]:
             continue
         if unit.kind not in ("item", "row", "code") or (following and unit.kind == "code"):
             break
-        if _is_reference(unit) or _is_diagram(unit):
+        if _is_reference(unit) or _language(unit) in DIAGRAM_LANGUAGES:
             break  # an include shows nothing; a diagram's source is no text to read
         last = unit
         following.append(unit.text)
@@ -197,10 +196,9 @@ def section_example(text: str, position: int, names: str = "") -> tuple[str, int
     found = units(text)
 
     def example(i: int) -> bool:
-        block = found[i].block
-        if not isinstance(block, CodeBlock) or block.is_reference:
+        if found[i].kind != "code" or _is_reference(found[i]):
             return False
-        return block.language.lower() not in OUTPUT_LANGUAGES | DIAGRAM_LANGUAGES
+        return _language(found[i]) not in OUTPUT_LANGUAGES | DIAGRAM_LANGUAGES
 
     after: list[int] = []
     for i in range(position + 1, len(found)):
@@ -220,20 +218,12 @@ def section_example(text: str, position: int, names: str = "") -> tuple[str, int
     return (found[ranked[0]].text, ranked[0]) if ranked else None
 
 
-def brought_language(text: str, position: int) -> str:
-    """The language of the code block right after unit `position` of `text` (a lead-in),
-    lower-cased; "" when no code block follows."""
-    found = units(text)
-    block = found[position + 1].block if position + 1 < len(found) else None
-    return block.language.lower() if isinstance(block, CodeBlock) else ""
-
-
 def shows_not_writes(text: str, position: int, sentence: str) -> bool:
     """Whether `sentence`, unit `position` of `text` and a lead-in, brings a run's output
     and names nothing itself ("When you run the program, you'll see something like
     this:"): it shows what happens, not what to write. (A lead-in to a diagram is no
     candidate at all.)"""
-    language = brought_language(text, position)
+    language = _next_language(units(text), position)
     return language in OUTPUT_LANGUAGES and not answer_choice.IDENTIFIER.search(sentence)
 
 
@@ -314,11 +304,18 @@ class ExtractiveBackend:
                     continue  # fragments are not answers
                 if sentence.rstrip().endswith("?"):
                     continue  # a question in the source restates, it does not answer
-                if _is_reference(unit) or _is_diagram(unit) or TEMPLATE_DIRECTIVE.match(sentence):
+                if (
+                    _is_reference(unit)
+                    or _language(unit) in DIAGRAM_LANGUAGES
+                    or TEMPLATE_DIRECTIVE.match(sentence)
+                ):
                     continue  # an include, a chart's source or a site generator's tag
-                if howto and _is_transcript(unit):
+                if howto and _language(unit) in OUTPUT_LANGUAGES:
                     continue
-                if sentence.rstrip().endswith(":") and _introduces_diagram(found_units, position):
+                if (
+                    sentence.rstrip().endswith(":")
+                    and _next_language(found_units, position) in DIAGRAM_LANGUAGES
+                ):
                     continue  # it leads in to a picture the answer does not show
                 found.append(Found(sentence, number, position, section, unit.kind, first))
         return found

@@ -41,12 +41,12 @@ if TYPE_CHECKING:  # numpy loads with the embedder, not with the models that nam
     import numpy as np
 
 FEATURES = ("similarity", "coverage", "specifics")
-# Where a sentence ends: after . ! or ? (and a closing bracket or quote: "… newline.)", or an
-# emoji: "… in a short and simple way. 🎉")
-# and the citations that follow, or after a lead-in's colon that a citation closes
-# ("there's a shortcut for it: [2]", quoted without the code it introduced); before the
-# next sentence's capital, digit, quote or bracket (perhaps in bold: a quoted heading,
-# "**`GZipMiddleware`**: handles …"). Or at a line break.
+# Where a sentence ends: after . ! or ? (perhaps with a closing bracket or quote, "…
+# newline.)", or an emoji, "… in a short and simple way. 🎉"; not after an abbreviation,
+# llm/segment.py) and the citations that follow, or after a lead-in's colon that a
+# citation closes ("there's a shortcut for it: [2]", quoted without the code it
+# introduced); before the next sentence's capital, digit, quote or bracket (perhaps in
+# bold: a quoted heading, "**`GZipMiddleware`**: handles …"). Or at a line break.
 BOUNDARY = re.compile(
     r"(?:(?<=[.!?])|(?<=[.!?][)\"'”’])|(?<=[.!?]\s[^\w\s\[\]\"'(`*])|(?<=[.!?]\s[^\w\s\[\]\"'(`*]{2})"
     r"|(?<=:)(?=\s*\[\d))"
