@@ -340,3 +340,44 @@ def test_a_numbered_heading_is_its_own_title_in_a_chunk(tmp_path):
     texts = [chunk.text for chunk in parse(page, chunker).chunks]
     assert "## 8. Your rights\n\nYou may ask." in texts
     assert not any(text.startswith("# Policy > ") for text in texts), texts
+
+
+def test_an_example_shown_once_per_tab_and_again_in_a_preview_is_one_reference():
+    """A SQLModel-style section: the example's file in three version tabs, then all three
+    again in a "Full file preview" details block. Its chunk keeps the prose and one
+    reference; a second example, and a file included again between paragraphs (an mdBook
+    chapter's `main.rs:here`, then `main.rs:print`), keep theirs."""
+    from ragcli.ingest.loaders.text import markdown_sections
+
+    def tabs(name: str) -> str:
+        return "".join(
+            f"//// tab | Python {version}\n\n"
+            f"```Python\n{{!./docs_src/{name}{suffix}.py!}}\n```\n\n////\n\n"
+            for version, suffix in (("3.10+", "_py310"), ("3.9+", "_py39"), ("3.7+", ""))
+        )
+
+    page = (
+        "# Sessions\n\n## Use the Dependency\n\nWe import `Depends()` from `fastapi`.\n\n"
+        + tabs("tutorial001")
+        + "/// details | 👀 Full file preview\n\n"
+        + tabs("tutorial001")
+        + "///\n\nThe session closes after the request.\n\n"
+        + tabs("tutorial002")
+        + "## Listing\n\n{{#include ../listings/src/main.rs:here}}\n\nThen print it:\n\n"
+        "{{#include ../listings/src/main.rs:print}}\n\n"
+        "{{#include ../listings/src/lib.rs}}\n"
+    )
+    dependency, listing = markdown_sections(page)
+    assert dependency.text == (
+        "## Use the Dependency\n\nWe import `Depends()` from `fastapi`.\n\n"
+        "```python include=./docs_src/tutorial001_py310.py\n"
+        "code example from ./docs_src/tutorial001_py310.py\n```\n\n"
+        "The session closes after the request.\n\n"
+        "```python include=./docs_src/tutorial002_py310.py\n"
+        "code example from ./docs_src/tutorial002_py310.py\n```"
+    )
+    assert [b.include for b in listing.blocks if isinstance(b, CodeBlock)] == [
+        "../listings/src/main.rs",
+        "../listings/src/main.rs",
+        "../listings/src/lib.rs",
+    ]

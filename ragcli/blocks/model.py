@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# What an include block of an API page (`::: module.Name`) says before the page's name.
+API_REFERENCE = "API reference: "
+
 
 @dataclass(frozen=True)
 class Heading:
@@ -46,6 +49,11 @@ class CodeBlock:
     def is_reference(self) -> bool:
         return self.include is not None
 
+    @property
+    def includes_file(self) -> bool:
+        """An include of a file, not of an API page."""
+        return self.include is not None and not self.text.startswith(API_REFERENCE)
+
 
 @dataclass(frozen=True)
 class Table:
@@ -72,7 +80,7 @@ class Document:
 
 def include_text(target: str, api: bool = False) -> str:
     """What an include block says in place of what it includes."""
-    return f"API reference: {target}" if api else f"code example from {target}"
+    return f"{API_REFERENCE}{target}" if api else f"code example from {target}"
 
 
 def flat(blocks: list[Block] | tuple[Block, ...]) -> list[Block]:

@@ -88,7 +88,8 @@ FORMATS = _formats()
 # The version of the reading of each file type whose reading changed since the first: a
 # file stored with an older one is read again by the next ingest (store/manifest.py).
 # 2: Markdown, reST and HTML read into blocks (ragcli/blocks/) by the parser made for each.
-READINGS = {"md": 2, "rst": 2, "html": 2, "ipynb": 2, "epub": 2}
+# 3: one reference per code example in a section (blocks/examples.py).
+READINGS = {"md": 3, "rst": 3, "html": 3, "ipynb": 2, "epub": 2}
 
 
 def reading_of(file_type: str) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from ragcli.blocks.examples import one_reference_per_example
 from ragcli.blocks.model import Admonition, Block, Heading, Table
 from ragcli.blocks.render import render
 from ragcli.ingest.loaders.base import LoadedFile, Section, lines_locator
@@ -60,8 +61,9 @@ def block_sections(blocks: Iterable[Block], max_chars: int = SECTION_CHARS) -> I
     size = 0
 
     def flush() -> Iterator[Section]:
-        if any(not isinstance(block, Heading) for block in current):
-            yield Section(render(current), heading=heading, blocks=tuple(current))
+        kept = one_reference_per_example(current)
+        if any(not isinstance(block, Heading) for block in kept):
+            yield Section(render(kept), heading=heading, blocks=tuple(kept))
         current.clear()
 
     for block in blocks:
