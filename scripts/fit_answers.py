@@ -18,8 +18,9 @@ the fit on all sets, and for a fit that leaves that set out (the figure for docu
 fit has not seen).
 
     .venv/bin/python scripts/fit_answers.py [--check]   # --check: print, write nothing
-    # names_heading's shipped weight was set with the other eight kept (its "about" says
-    # why); a plain run refits all nine, so compare with scripts/howto_benchmark.py first.
+    # names_heading's and names_call's shipped weights were set with the others kept (the
+    # "about" says why); a plain run refits all ten, so compare with
+    # scripts/howto_benchmark.py first.
     # --dump rows.json: every question's candidates (features, labels, sizes, texts), to try
     # a choice of sentences without asking again; --only howto answers: those sets only
 """

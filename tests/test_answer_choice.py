@@ -48,7 +48,7 @@ def test_the_fitted_weights_reward_what_answers():
     question a name it does not hold, above all one a heading names."""
     weights = dict(zip(FEATURES, bundled().weights, strict=True))
     rewarded = ("relevance", "section", "novelty", "asked_for", "lead_in", "names_new")
-    assert all(weights[name] > 0 for name in (*rewarded, "names_heading"))
+    assert all(weights[name] > 0 for name in (*rewarded, "names_heading", "names_call"))
 
 
 @pytest.fixture(scope="module")
@@ -425,3 +425,31 @@ def test_a_tables_column_names_do_not_make_its_rows_bear_on_a_how_to_question(tm
     for row in scored:
         assert row.candidate.kind == "row"
         assert row.relevance < backend.relevance(question, row.candidate.text)
+
+
+def test_a_how_to_answer_prefers_the_call_to_the_examples_values(tmp_path):
+    """Both sentences name something the question lacks; one names an example's values
+    (`name`, `"World"`, `AWESOME_NAME`), the other calls the API that answers. The call
+    scores `names_call` and above the other; a question that asks for no instruction
+    scores it for neither."""
+    text = (
+        "## Read an environment variable\n\n"
+        'In this case, the CLI argument `name` has a default value of `"World"`, and it '
+        "also reads any value of the environment variable `AWESOME_NAME` when the CLI "
+        "argument is not given.\n\n"
+        'You declare it with `typer.Argument(envvar="AWESOME_NAME")` in the function.'
+    )
+    chunks = [_chunk(1, "CLI Arguments > Read an environment variable", text)]
+    backend = offline_backend(tmp_path)
+    question = "How do I read a CLI argument from an environment variable when it is not given?"
+    scored = {"envvar" in s.candidate.text: s for s in backend.scored_sentences(question, chunks)}
+    call, example = scored[True], scored[False]
+    assert call.features[FEATURES.index("names_call")] == 1.0
+    assert example.features[FEATURES.index("names_call")] == 0.0
+    assert bundled().score(call.features) > bundled().score(example.features)
+    assert '`typer.Argument(envvar="AWESOME_NAME")`' in backend.generate(question, chunks)
+    why = "Why does the CLI argument read an environment variable when it is not given?"
+    assert all(
+        s.features[FEATURES.index("names_call")] == 0.0
+        for s in backend.scored_sentences(why, chunks)
+    )

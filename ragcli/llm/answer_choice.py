@@ -27,6 +27,9 @@ words with the question. The answer score adds what the question asks for:
               makes its solutions headings ("### Fix with `is_eager`", "## Custom help name
               (`metavar`)"), so of the sentences naming something new, this one names the
               thing the pages are about.
+- names_call: for a how-to question, the sentence writes a call in a code span
+              (`typer.launch()`, `Field(default_factory=...)`): an API is called, where
+              an example's values (`hero_1`, `"World"`) are not.
 
 The weights are a logistic fit of "this sentence holds the gold answer" over labelled
 questions (scripts/fit_answers.py writes ragcli/data/answer_choice.json), as `calibrate`
@@ -56,6 +59,7 @@ FEATURES = (
     "rank",
     "names_new",
     "names_heading",
+    "names_call",
 )
 QuestionKind = Literal["instruction", "number", "date", "name", "other"]
 
@@ -103,6 +107,8 @@ IDENTIFIER_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 # A code span's name: `is_eager=True` → is_eager, `typer.launch()` → typer.launch.
 SPAN_NAME = re.compile(r"[^\s=(\[<:,]+")
 CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+# A code span that calls something: `typer.launch()`, `Field(alias='foo')`.
+CALL_SPAN = re.compile(r"`[^`\n]*\w\([^`\n]*\)`")
 ITEM_OR_CODE = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|```|~~~)\s*")
 
 
@@ -204,6 +210,7 @@ def features(
         1.0 / max(1, rank),
         float(howto and solution),
         float(headline),
+        float(howto and bool(CALL_SPAN.search(quoted or sentence))),
     )
 
 
