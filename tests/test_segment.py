@@ -54,6 +54,28 @@ def test_a_stop_after_an_abbreviation_ends_no_sentence():
     ]
 
 
+def test_sources_and_answers_end_sentences_at_the_same_stops():
+    """A stop inside a closing quote, straight or curly, ends a sentence before a capital
+    or an opening quote, in a source (segment.py) as in an answer's claims (support.py)."""
+    from ragcli.pipeline.support import claims
+
+    text = (
+        "The compiler says “expected `u32`, found `&str`.” The fix is `.parse()`. "
+        "Rust calls this “shadowing.” “Shadowing” lets you reuse a name. "
+        'He said "stop." Then it stopped.'
+    )
+    expected = [
+        "The compiler says “expected `u32`, found `&str`.”",
+        "The fix is `.parse()`.",
+        "Rust calls this “shadowing.”",
+        "“Shadowing” lets you reuse a name.",
+        'He said "stop."',
+        "Then it stopped.",
+    ]
+    assert [u.text for u in units(text)] == expected
+    assert [c.text for c in claims(text)] == expected
+
+
 def ask(tmp_path: Path, name: str, question: str) -> dict:
     docs = tmp_path / "docs"
     docs.mkdir(exist_ok=True)

@@ -33,11 +33,13 @@ NOT_AFTER_ABBREVIATION = r"(?<!\b[A-Za-z]\.[A-Za-z]\.)" + "".join(
     for word in ("vs.", "cf.", "Cf.", "Fig.", "Figs.", "approx.", "Mr.", "Mrs.", "Ms.", "Dr.")
     + ("St.", "Mt.")
 )
-# A sentence ends at . ! or ? (and any closing quote or bracket) before a capital, a digit,
-# a quote or a bracket: "e.g. the" and "3.5 times" stay whole.
-SENTENCE_END = re.compile(
-    rf"(?:(?<=[.!?])|(?<=[.!?][\"')\]])){NOT_AFTER_ABBREVIATION}\s+(?=[\"'(\[`*]?[A-Z0-9])"
-)
+# Where a sentence may end: after . ! or ?, or after one and a closing bracket or quote
+# (straight or curly: "… a newline.)", "… said “stop.”"). The support check's answer
+# boundary (pipeline/support.py) starts from the same stops.
+AFTER_STOP = r"(?:(?<=[.!?])|(?<=[.!?][)\]\"'”’]))"
+# A sentence ends at such a stop before a capital, a digit, a quote or a bracket: "e.g.
+# the" and "3.5 times" stay whole.
+SENTENCE_END = re.compile(rf"{AFTER_STOP}{NOT_AFTER_ABBREVIATION}\s+(?=[\"'(\[`*“‘]?[A-Z0-9])")
 
 
 @dataclass(frozen=True)

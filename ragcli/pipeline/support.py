@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from ragcli.llm.segment import NOT_AFTER_ABBREVIATION, plain_text
+from ragcli.llm.segment import AFTER_STOP, NOT_AFTER_ABBREVIATION, plain_text
 from ragcli.llm.text import WORD, normalise, sentences
 from ragcli.models import Record, RetrievedChunk
 from ragcli.terms import terms
@@ -48,11 +48,11 @@ FEATURES = ("similarity", "coverage", "specifics")
 # introduced); before the next sentence's capital, digit, quote or bracket (perhaps in
 # bold: a quoted heading, "**`GZipMiddleware`**: handles …"). Or at a line break.
 BOUNDARY = re.compile(
-    r"(?:(?<=[.!?])|(?<=[.!?][)\"'”’])|(?<=[.!?]\s[^\w\s\[\]\"'(`*])|(?<=[.!?]\s[^\w\s\[\]\"'(`*]{2})"
+    r"(?:" + AFTER_STOP + r"|(?<=[.!?]\s[^\w\s\[\]\"'(`*])|(?<=[.!?]\s[^\w\s\[\]\"'(`*]{2})"
     r"|(?<=:)(?=\s*\[\d))"
     + NOT_AFTER_ABBREVIATION
     + r"(?P<cites>(?:\s*\[\d+(?:\s*,\s*\d+)*\])*)\s+(?!\[\d)"
-    r"(?=(?:\*\*)?[\"'(\[`*]?[A-Z0-9]|\*\*`)|\n+"
+    r"(?=(?:\*\*)?[\"'(\[`*“‘]?[A-Z0-9]|\*\*`)|\n+"
 )
 LIST_MARKER = re.compile(r"^(?:[-*•]\s+)+")
 LEADING_BOLD = re.compile(r"^\*\*(.+?)\*\*")
