@@ -36,12 +36,13 @@ def test_hard_wraps_are_spaces_and_lists_and_code_stay_whole():
 
 
 def test_a_stop_after_an_abbreviation_ends_no_sentence():
-    """ "(e.g. DNS failure …)" before a capital, "a.k.a. CA", "St. Gallen", "Fig. 3": one
-    sentence each, not a quote that starts mid-sentence."""
+    """ "(e.g. DNS failure …)" before a capital, "a.k.a. CA", "St. Gallen", "Fig. 3", "ca.
+    22,000", "Gen. Patton": one sentence each, not a quote that starts mid-sentence."""
     text = (
         "In the event of a network problem (e.g. DNS failure, refused connection), Requests "
         "raises a `ConnectionError`. The lake lies near St. Gallen. See Fig. 3 for the map. "
-        "It uses a bundle (a.k.a. CA bundle) from a CA. It ends here. Then it goes on."
+        "It uses a bundle (a.k.a. CA bundle) from a CA. It ends here. Then it goes on. "
+        "It was the Last Glacial Maximum, ca. 22,000–14,000 yr BP. Gen. Patton came."
     )
     assert [u.text for u in units(text)] == [
         "In the event of a network problem (e.g. DNS failure, refused connection), Requests "
@@ -51,6 +52,8 @@ def test_a_stop_after_an_abbreviation_ends_no_sentence():
         "It uses a bundle (a.k.a. CA bundle) from a CA.",
         "It ends here.",
         "Then it goes on.",
+        "It was the Last Glacial Maximum, ca. 22,000–14,000 yr BP.",
+        "Gen. Patton came.",
     ]
 
 

@@ -27,11 +27,15 @@ UnitKind = Literal["sentence", "item", "row", "code", "heading"]
 # value. A row is a line of such fields joined by "; ", two of them at least.
 ROW_FIELD = re.compile(r"^[^\s:;|#>][^:;]{0,47}: \S")
 # A stop after an abbreviation ends no sentence: after dotted letters ("(e.g. DNS failure,
-# …)", "a.k.a. CA bundle") or one of these words ("St. Gallen", "Fig. 3").
+# …)", "a.k.a. CA bundle") or one of these words, which a name or a number follows ("St.
+# Gallen", "Fig. 3", "ca. 22,000 BP", "Gen. Patton").
+ABBREVIATIONS = (
+    *("vs.", "cf.", "Cf.", "ca.", "c.", "approx.", "Fig.", "Figs.", "No.", "Nos.", "Vol."),
+    *("pp.", "Mr.", "Mrs.", "Ms.", "Dr.", "Prof.", "St.", "Mt.", "Gen.", "Col.", "Capt."),
+    *("Lt.", "Gov.", "Sen.", "Rev."),
+)
 NOT_AFTER_ABBREVIATION = r"(?<!\b[A-Za-z]\.[A-Za-z]\.)" + "".join(
-    rf"(?<!\b{re.escape(word)})"
-    for word in ("vs.", "cf.", "Cf.", "Fig.", "Figs.", "approx.", "Mr.", "Mrs.", "Ms.", "Dr.")
-    + ("St.", "Mt.")
+    rf"(?<!\b{re.escape(word)})" for word in ABBREVIATIONS
 )
 # Where a sentence may end: after . ! or ?, or after one and a closing bracket or quote
 # (straight or curly: "… a newline.)", "… said “stop.”"). The support check's answer
