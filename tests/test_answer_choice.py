@@ -453,30 +453,3 @@ def test_a_how_to_answer_prefers_the_call_to_the_examples_values(tmp_path):
         s.features[FEATURES.index("names_call")] == 0.0
         for s in backend.scored_sentences(why, chunks)
     )
-
-
-def test_a_list_item_takes_no_context_from_the_item_before_it(tmp_path):
-    """Items of one list are siblings: the one before says nothing about this one, as a
-    sentence's lead does. So the item that answers is not outranked by its neighbours for
-    standing after an item that shares the question's words."""
-    text = (
-        "You can control the connection pool size using the `limits` keyword argument on "
-        "the client. It takes instances of `httpx.Limits` which define:\n\n"
-        "- `max_keepalive_connections`, number of allowable keep-alive connections, or "
-        "`None` to always allow. (Defaults 20)\n"
-        "- `max_connections`, maximum number of allowable connections, or `None` for no "
-        "limits. (Default 100)\n"
-        "- `keepalive_expiry`, time limit on idle keep-alive connections in seconds, or "
-        "`None` for no limits. (Default 5)"
-    )
-    chunks = [_chunk(1, "Resource limits", text)]
-    backend = offline_backend(tmp_path)
-    question = "How many keep-alive connections does a client allow by default?"
-    context = FEATURES.index("context")
-    items = [s for s in backend.scored_sentences(question, chunks) if s.candidate.kind == "item"]
-    assert len(items) == 3
-    assert [s.features[context] for s in items if "max_keepalive" not in s.candidate.text] == [
-        0.0,
-        0.0,
-    ]
-    assert "(Defaults 20)" in backend.generate(question, chunks)

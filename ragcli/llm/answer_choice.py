@@ -8,8 +8,7 @@ words with the question. The answer score adds what the question asks for:
 - relevance:  the calibrated relevance of the sentence (ragcli/llm/calibration.py);
 - context:    the relevance of the sentence before it in its chunk: an answer often
               follows the sentence that names its topic ("... prints a setup token. The
-              token is valid for 15 minutes."); none for a list item or table row after
-              another (siblings are parallel, not context);
+              token is valid for 15 minutes.");
 - section:    the relevance of the heading it sits under: the steps of "## Restoring
               from a backup" answer "how do I restore a backup?" though no step names it;
 - novelty:    the share of the sentence's content terms the question does not hold

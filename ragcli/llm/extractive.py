@@ -447,12 +447,11 @@ class ExtractiveBackend:
         scored = []
         for i, (candidate, relevance) in enumerate(zip(candidates, relevances, strict=True)):
             before = candidates[i - 1] if i else None
-            # A neighbouring row or list item says nothing about this one, as a sentence's
-            # lead does: siblings are parallel, not context.
+            # A neighbouring row says nothing about this one, as a sentence's lead does.
             follows = (
                 before is not None
                 and before.chunk_number == candidate.chunk_number
-                and not (before.kind == candidate.kind in ("row", "item"))
+                and not (before.kind == candidate.kind == "row")
             )
             is_named = kept[i] in named
             content = chunks[candidate.chunk_number - 1].content
