@@ -57,6 +57,29 @@ def test_a_stop_after_an_abbreviation_ends_no_sentence():
     ]
 
 
+def test_a_list_items_default_stays_with_it():
+    """A parameter list's item ends with its default, a fragment of a sentence ("Defaults
+    to `500`.", "(Default 100)"): it stays in the item, which a question about the default
+    quotes. A sentence of its own after it is one."""
+    text = (
+        "The following arguments are supported:\n\n"
+        "- `minimum_size` - Do not GZip responses smaller than this size in bytes. "
+        "Defaults to `500`.\n"
+        "- `max_connections`, maximum number of allowable connections. (Default 100)\n"
+        "- `compresslevel` - Used during GZip compression. It is an integer from 1 to 9.\n"
+    )
+    assert [(u.kind, u.text) for u in units(text)][1:] == [
+        (
+            "item",
+            "- `minimum_size` - Do not GZip responses smaller than this size in bytes. "
+            "Defaults to `500`.",
+        ),
+        ("item", "- `max_connections`, maximum number of allowable connections. (Default 100)"),
+        ("item", "- `compresslevel` - Used during GZip compression."),
+        ("sentence", "It is an integer from 1 to 9."),
+    ]
+
+
 def test_sources_and_answers_end_sentences_at_the_same_stops():
     """A stop inside a closing quote, straight or curly, ends a sentence before a capital
     or an opening quote, in a source (segment.py) as in an answer's claims (support.py)."""

@@ -37,6 +37,9 @@ ABBREVIATIONS = (
 NOT_AFTER_ABBREVIATION = r"(?<!\b[A-Za-z]\.[A-Za-z]\.)" + "".join(
     rf"(?<!\b{re.escape(word)})" for word in ABBREVIATIONS
 )
+# A list item's sentence of fewer words than this is a fragment of the one before it:
+# "(Default 100)", "Defaults to `500`.", "Optional, defaults to `None`."
+FRAGMENT_WORDS = 5
 # Where a sentence may end: after . ! or ?, or after one and a closing bracket or quote
 # (straight or curly: "… a newline.)", "… said “stop.”"). The support check's answer
 # boundary (pipeline/support.py) starts from the same stops.
@@ -95,10 +98,11 @@ def block_units(block: Block, opens_section: bool = False) -> list[Unit]:
             return [Unit(f"{block.marker} {' '.join(block.text.split())}", "item", block)]
         # An item of several sentences is a paragraph in a list: its first sentence is the
         # item, the others sentences of their own (introduced() quotes them together).
-        # A fragment ("(Default 100)") stays with the sentence before it.
+        # A fragment ("(Default 100)", "Defaults to `500`.") stays with the sentence
+        # before it: it is what a question about the default asks for.
         sentences: list[str] = []
         for sentence in SENTENCE_END.split(" ".join(block.text.split())):
-            if sentences and len(WORDS.findall(sentence)) < 3:
+            if sentences and len(WORDS.findall(sentence)) < FRAGMENT_WORDS:
                 sentences[-1] += f" {sentence}"
             elif sentence.strip():
                 sentences.append(sentence)
