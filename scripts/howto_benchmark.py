@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 EVAL = ROOT.parent / "shared" / "eval"
 DATA = ROOT / "scripts" / "data"
 SQUAD = "squad-rhine"
+DOC_SUFFIXES = {".md", ".rst"}  # a set given with --docs may be Sphinx reST
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ def measure_set(
         questions = [q for q in questions if q.held_out == (split == "held")]
     overrides = {"store.path": str(store), "llm.provider": "extractive"}
     settings = load_settings(None, overrides | (settings_given or {}), environ={})
-    files = sorted(doc_set.docs.rglob("*.md"))
+    files = sorted(p for p in doc_set.docs.rglob("*") if p.suffix in DOC_SUFFIXES)
     progress(f"{doc_set.name}: ingesting {len(files)} files into {store} …")
     started = time.perf_counter()
     report = service.ingestor(settings).run(files, settings.store.collection)
@@ -181,7 +182,8 @@ def check_questions(doc_set: DocSet) -> list[str]:
 
     pages = [
         PATTERNS["include"].sub(" ", p.read_text(encoding="utf-8"))
-        for p in sorted(doc_set.docs.rglob("*.md"))
+        for p in sorted(doc_set.docs.rglob("*"))
+        if p.suffix in DOC_SUFFIXES
     ]
     return [
         f"{doc_set.name}: {q.question} [{', '.join(q.names)}]"

@@ -382,6 +382,25 @@ def test_a_how_to_answer_does_not_quote_a_transcript_on_its_own(tmp_path):
     assert "code" in [s.candidate.kind for s in printed]
 
 
+def test_the_middle_of_a_cut_listing_is_neither_quoted_nor_shown(tmp_path):
+    """The chunker cuts a long listing between lines; a part that begins inside a function
+    (a `return` indented deeper than the line after it) reads as nothing on its own: it is
+    no candidate and no section's example."""
+    backend = offline_backend(tmp_path)
+    content = (
+        "## Uploading files\n\n"
+        "```\n            return redirect(url_for('download_file', name=filename))\n"
+        "    return '<form method=post enctype=multipart/form-data>'\n```\n\n"
+        "You can access the uploaded files through the `files` attribute of the request."
+    )
+    chunks = [_chunk(1, "Patterns > Uploading files", content)]
+    question = "How do I get at the files a user uploaded in a form?"
+    kinds = [s.candidate.kind for s in backend.scored_sentences(question, chunks)]
+    assert kinds == ["sentence"]
+    answer = backend.generate(question, chunks)
+    assert "`files`" in answer and "redirect(" not in answer
+
+
 def test_the_sentence_naming_the_fix_after_the_problem_is_scored(tmp_path):
     """The problem is stated in the question's words and many sentences share them; the
     fix comes right after, in words of its own. It is scored, and quoted."""

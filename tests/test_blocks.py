@@ -238,6 +238,26 @@ def test_rst_is_read_by_docutils_with_sphinx_roles_and_directives(capfd):
     assert out == err == ""  # no docutils system message
 
 
+def test_an_rst_paragraph_ending_in_double_colon_leads_in_to_its_code():
+    """All three forms of `::` make the paragraph the code's lead-in (a colon), where
+    docutils renders `ends. ::` as a sentence of its own."""
+    from ragcli.blocks.rst import read_rst
+
+    text = (
+        "This example adds the command ``create-user``. ::\n\n    @app.cli.command()\n\n"
+        "A common pattern is this::\n\n    app.config.from_envvar('X')\n\n"
+        "A plain paragraph.\n\n::\n\n    alone = 1\n"
+    )
+    assert read_rst(text).blocks == [
+        Paragraph("This example adds the command `create-user`:"),
+        CodeBlock("", "@app.cli.command()"),
+        Paragraph("A common pattern is this:"),
+        CodeBlock("", "app.config.from_envvar('X')"),
+        Paragraph("A plain paragraph."),
+        CodeBlock("", "alone = 1"),
+    ]
+
+
 def test_rst_sections_cite_their_lines():
     from ragcli.ingest.loaders.text import rst_sections
 

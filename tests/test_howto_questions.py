@@ -51,6 +51,9 @@ def test_a_how_to_name_counts_as_code_for_a_plain_word() -> None:
     assert names_it("transport = httpx.HTTPTransport(retries=1)", "retries")
     assert not names_it("it retries three times", "retries")
     assert names_it("use `eprintln!` instead", "eprintln!")
+    # code spans pair from the left: the prose between two of them is not code
+    assert not names_it("I want to `DELETE` rows. Please delete all rows `WHERE`", "delete")
+    assert names_it("call `session.delete(hero)`", "delete")
 
 
 def test_answers_it_follows_the_kind() -> None:

@@ -29,6 +29,7 @@ CAUGHT = [
     ("html", "in <abbr title='Also called relational'>SQL databases</abbr>"),
     ("html", "chapter 9.<!-- ignore --> The next"),
     ("html", "line one<br>line two"),
+    ("html", "`x` is set<br>and `y` too"),
     ("include", "{* ../docs_src/first_steps/tutorial001.py hl[3] *}"),
     ("include", "{!./docs_src/tutorial/select/tutorial001.py[ln:1-3]!}"),
     ("include", '--8<-- "docs/snippets/example.py"'),
@@ -74,6 +75,8 @@ CLEAN = [
     # a code block's own text: a console's keys, an HTML example
     "```console\n$ typer ./main.py run --name [TAB][TAB]\n```",
     '```html\n<div class="note">Hi</div>\n```',
+    # and an HTML example written as code in prose
+    "1. A `<form>` tag is marked and an `<input type=file>` is placed in that form.",
 ]
 
 

@@ -260,6 +260,8 @@ class _Walker:
             return [heading, *self.blocks(body, depth, level + 1)]
         if isinstance(node, nodes.paragraph | nodes.line_block | nodes.rubric):
             text = _inline(node)
+            if isinstance(node, nodes.paragraph) and node.rawsource.rstrip().endswith("::"):
+                text = _leading_in(text)
             return [Paragraph(text)] if text.strip() else []
         if isinstance(node, nodes.literal_block | nodes.doctest_block):
             return [_code(node)]
@@ -368,6 +370,15 @@ class _Walker:
             title = _inline(title_node)
         body = [c for c in node.children if not isinstance(c, nodes.title)]
         return Admonition(kind.lower(), title, tuple(self.blocks(body, depth, level)))
+
+
+def _leading_in(text: str) -> str:
+    """A paragraph ending in `::` introduces the literal block after it, whichever of the
+    three forms it takes: docutils renders `this::` as "this:", but `it ends. ::` as "it
+    ends.", which reads as a sentence of its own. It ends in a colon here, as a lead-in
+    does in every format, so the answer quotes it with its code."""
+    text = text.rstrip()
+    return text if not text or text.endswith(":") else text.rstrip(".") + ":"
 
 
 def _code(node: Any) -> CodeBlock:

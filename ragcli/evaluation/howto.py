@@ -18,6 +18,7 @@ from typing import Literal
 import yaml
 
 PLAIN_WORD = re.compile(r"[a-z]+")
+CODE_SPAN = re.compile(r"`[^`\n]*`")
 KINDS = ("howto", "factoid")
 Kind = Literal["howto", "factoid"]
 # Emphasis and code marks around a stated value ("_two's complement wrapping_", "`100`")
@@ -67,11 +68,11 @@ def names_it(text: str, name: str) -> bool:
     escaped = re.escape(name)
     if not PLAIN_WORD.fullmatch(name):
         return re.search(rf"(?<!\w){escaped}(?!\w)", text) is not None
-    as_code = (
-        rf"`[^`\n]*(?<!\w){escaped}(?!\w)[^`\n]*`"
-        rf"|(?<!\w){escaped}\s*[=(]|\.{escaped}(?!\w)"
-    )
-    return re.search(as_code, text) is not None
+    # Code spans pair from the left: the text between one span and the next is prose.
+    in_span = re.compile(rf"(?<!\w){escaped}(?!\w)")
+    if any(in_span.search(span) for span in CODE_SPAN.findall(text)):
+        return True
+    return re.search(rf"(?<!\w){escaped}\s*[=(]|\.{escaped}(?!\w)", text) is not None
 
 
 def names_any(text: str, howto: HowTo) -> bool:

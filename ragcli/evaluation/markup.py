@@ -80,9 +80,19 @@ def raw_markup(text: str) -> list[str]:
     return [kind for kind, pattern in PATTERNS.items() if pattern.search(_scope(text, kind))]
 
 
+# Kinds not looked for in a code span either: "a `<form>` tag" writes HTML as the
+# example it is.
+EXAMPLES_IN_SPANS = ("html",)
+CODE_SPAN = re.compile(r"(?<!`)`[^`\n]+`(?!`)")
+
+
 def _scope(text: str, kind: str) -> str:
-    """`text`, without its code blocks' bodies unless `kind` is looked for in code too."""
-    return text if kind in IN_CODE_TOO else FENCED_BODY.sub(r"\1\2", text)
+    """`text`, without its code blocks' bodies unless `kind` is looked for in code too,
+    and without its code spans for a kind an example may write there."""
+    if kind in IN_CODE_TOO:
+        return text
+    text = FENCED_BODY.sub(r"\1\2", text)
+    return CODE_SPAN.sub("``", text) if kind in EXAMPLES_IN_SPANS else text
 
 
 def markup_examples(text: str, limit: int = 3) -> list[str]:

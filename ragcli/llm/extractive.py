@@ -151,6 +151,19 @@ def _is_reference(unit: Unit) -> bool:
     return isinstance(unit.block, CodeBlock) and unit.block.is_reference
 
 
+def _starts_mid_listing(unit: Unit) -> bool:
+    """A code block whose first line is indented deeper than a later line: the chunker cut
+    a long listing there, and the part begins inside a function or a string. It reads as
+    nothing on its own."""
+    if not isinstance(unit.block, CodeBlock):
+        return False
+    lines = [line for line in unit.block.text.split("\n") if line.strip()]
+    if not lines:
+        return False
+    depth = len(lines[0]) - len(lines[0].lstrip())
+    return any(len(line) - len(line.lstrip()) < depth for line in lines[1:])
+
+
 def _language(unit: Unit) -> str:
     """A code block's language, lower-cased; "" for any other unit."""
     return unit.block.language.lower() if isinstance(unit.block, CodeBlock) else ""
@@ -196,7 +209,7 @@ def section_example(text: str, position: int, names: str = "") -> tuple[str, int
     found = units(text)
 
     def example(i: int) -> bool:
-        if found[i].kind != "code" or _is_reference(found[i]):
+        if found[i].kind != "code" or _is_reference(found[i]) or _starts_mid_listing(found[i]):
             return False
         return _language(found[i]) not in OUTPUT_LANGUAGES | DIAGRAM_LANGUAGES
 
@@ -308,8 +321,9 @@ class ExtractiveBackend:
                     _is_reference(unit)
                     or _language(unit) in DIAGRAM_LANGUAGES
                     or TEMPLATE_DIRECTIVE.match(sentence)
+                    or _starts_mid_listing(unit)
                 ):
-                    continue  # an include, a chart's source or a site generator's tag
+                    continue  # an include, a chart's source, a site generator's tag, a cut
                 if howto and _language(unit) in OUTPUT_LANGUAGES:
                     continue
                 if (
