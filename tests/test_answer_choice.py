@@ -401,6 +401,28 @@ def test_the_middle_of_a_cut_listing_is_neither_quoted_nor_shown(tmp_path):
     assert "`files`" in answer and "redirect(" not in answer
 
 
+def test_a_transcript_whose_command_does_what_is_asked_is_brought_by_its_lead_in(tmp_path):
+    """"How do I install it?" is answered by the command a transcript types ("$ pip
+    install sqlmodel"), while a lead-in to a run whose command the question does not ask
+    for still brings nothing."""
+    backend = offline_backend(tmp_path)
+    content = (
+        "# Install SQLModel\n\n"
+        "Create a virtual environment, activate it, and then install SQLModel, for example "
+        "with:\n\n```console\n$ pip install sqlmodel\n---> 100%\n```\n\n"
+        "As SQLModel is built on top of SQLAlchemy and Pydantic, when you install "
+        "`sqlmodel` they will also be automatically installed."
+    )
+    chunks = [_chunk(1, "Install SQLModel", content)]
+    lead_in = FEATURES.index("lead_in")
+    question = "How do I install SQLModel?"
+    best = backend.scored_sentences(question, chunks)[0]
+    assert best.candidate.text.endswith("for example with:") and best.features[lead_in]
+    assert "$ pip install sqlmodel" in backend.generate(question, chunks)
+    scored = backend.scored_sentences("How do I upgrade the database schema?", chunks)
+    assert not any(s.features[lead_in] for s in scored)
+
+
 def test_the_sentence_naming_the_fix_after_the_problem_is_scored(tmp_path):
     """The problem is stated in the question's words and many sentences share them; the
     fix comes right after, in words of its own. It is scored, and quoted."""

@@ -75,6 +75,8 @@ TEMPLATE_DIRECTIVE = re.compile(r"^\s*\{([%{]).*[%}]\}\s*$", re.S)
 FENCE = re.compile(r"^\s*(?:```|~~~)")
 # A terminal transcript shows a run's output, not how to write the solution.
 OUTPUT_LANGUAGES = frozenset({"console", "output", "text", "txt"})
+# A transcript's command line: what its reader types after the shell's prompt.
+PROMPTED = re.compile(r"^[ \t]*[$%❯][ \t]+(.+)$", re.M)
 # A diagram's source draws a picture; it shows nothing to write.
 DIAGRAM_LANGUAGES = frozenset({"mermaid", "dot", "graphviz", "plantuml"})
 # A section's code example longer than this (a dozen lines) is a listing more than a call:
@@ -231,13 +233,26 @@ def section_example(text: str, position: int, names: str = "") -> tuple[str, int
     return (found[ranked[0]].text, ranked[0]) if ranked else None
 
 
-def shows_not_writes(text: str, position: int, sentence: str) -> bool:
+def shows_not_writes(text: str, position: int, sentence: str, query: str) -> bool:
     """Whether `sentence`, unit `position` of `text` and a lead-in, brings a run's output
     and names nothing itself ("When you run the program, you'll see something like
-    this:"): it shows what happens, not what to write. (A lead-in to a diagram is no
+    this:"): it shows what happens, not what to write. For a how-to question, a
+    transcript whose command does what the question asks ("$ pip install sqlmodel" for
+    "How do I install SQLModel?": a word of the question, not only of a flag) is what to
+    write. (A lead-in to a diagram is no
     candidate at all.)"""
-    language = _next_language(units(text), position)
-    return language in OUTPUT_LANGUAGES and not answer_choice.IDENTIFIER.search(sentence)
+    found = units(text)
+    if _next_language(found, position) not in OUTPUT_LANGUAGES:
+        return False
+    if answer_choice.IDENTIFIER.search(sentence):
+        return False
+    if question_kind(query) != "instruction":
+        return True
+    # What a command does is in its words, not its flags: "$ python main.py --help" shows
+    # a help text, it does not answer a question about one.
+    words = [w for line in PROMPTED.findall(found[position + 1].text) for w in line.split()]
+    commands = " ".join(w for w in words if not w.startswith("-"))
+    return not set(terms(commands)) & set(terms(query))
 
 
 def _same(one: Candidate, other: Candidate) -> bool:
@@ -475,7 +490,7 @@ class ExtractiveBackend:
                 else ""
             )
             introduces = bool(brings) and not shows_not_writes(
-                content, candidate.position, candidate.text
+                content, candidate.position, candidate.text, query
             )
             features = answer_choice.features(
                 query,
