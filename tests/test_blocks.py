@@ -57,6 +57,33 @@ def test_admonitions_blocks_and_callouts_are_admonitions():
     assert isinstance(blocks[3], Admonition) and blocks[3].blocks == (Paragraph("Some example."),)
 
 
+def test_an_admonition_holding_a_pep8_example_ends_where_its_indent_does():
+    """Blank lines do not end an MkDocs admonition (Python-Markdown's reading): a code
+    example in it has two between its imports and its class, and the sentence after the
+    example is the admonition's, not the start of an indented code block."""
+    text = (
+        "!!! tip\n    Metadata can be added this way:\n\n"
+        "    ```python\n    from pydantic import Field\n\n\n"
+        "    class Model(BaseModel):\n        x: int\n    ```\n\n"
+        "    Be careful not to mix them.\n\n"
+        "After the tip.\n"
+    )
+    assert read_markdown(text).blocks == [
+        Admonition(
+            "tip",
+            "",
+            (
+                Paragraph("Metadata can be added this way:"),
+                CodeBlock(
+                    "python", "from pydantic import Field\n\n\nclass Model(BaseModel):\n    x: int"
+                ),
+                Paragraph("Be careful not to mix them."),
+            ),
+        ),
+        Paragraph("After the tip."),
+    ]
+
+
 def test_nested_pymdownx_blocks_close_at_their_own_marker():
     text = (
         "/// details | Full file\n\n//// tab | Python 3.10+\n\n```Python\n"
@@ -255,6 +282,27 @@ def test_an_rst_paragraph_ending_in_double_colon_leads_in_to_its_code():
         CodeBlock("", "app.config.from_envvar('X')"),
         Paragraph("A plain paragraph."),
         CodeBlock("", "alone = 1"),
+    ]
+
+
+def test_a_sphinx_tab_title_is_words_and_a_code_tab_is_code():
+    """sphinx-tabs' and sphinx-design's containers take a title, not a signature: read as
+    inline text ("`netstat` (Linux)"), where a domain directive's argument stays code."""
+    from ragcli.blocks.rst import read_rst
+
+    text = (
+        ".. tabs::\n\n"
+        "    .. tab:: ``netstat`` (Linux)\n\n"
+        "        .. code-block:: text\n\n            $ netstat -nlp\n\n"
+        "    .. code-tab:: python\n\n        print(1)\n\n"
+        ".. function:: get(url)\n\n   Sends a GET request.\n"
+    )
+    assert read_rst(text).blocks == [
+        Paragraph("`netstat` (Linux)"),
+        CodeBlock("text", "$ netstat -nlp"),
+        CodeBlock("python", "print(1)"),
+        Paragraph("`get(url)`"),
+        Paragraph("Sends a GET request."),
     ]
 
 

@@ -2,10 +2,11 @@
 
 The parser's token stream, not a regular expression, decides what is a heading, a list, a
 code block or a table. Plugins read what documentation sites add to CommonMark: front
-matter, attribute lists (`{ #anchor }`, `{.class}`), definition lists, MkDocs admonitions
-(`!!! note "Title"`, an indented body); GitHub tables. Two more are read here on the token
-stream: pymdownx blocks (`/// tip | Title` ... `///`, a block rule below) and GitHub
-callouts (a quote opening with `[!NOTE]`). Include directives (includes.py) become include
+matter, attribute lists (`{ #anchor }`, `{.class}`), definition lists; GitHub tables. More
+are read here on the token stream, by block rules below: MkDocs admonitions (`!!! note
+"Title"`, an indented body that blank lines do not end, as in Python-Markdown), pymdownx
+blocks (`/// tip | Title` ... `///`), content tabs, and GitHub callouts (a quote opening
+with `[!NOTE]`). Include directives (includes.py) become include
 blocks; HTML inside Markdown is read by the HTML reader (html.py).
 
 The chunker's text is normalised Markdown (render.py) read back by this same reader, with
@@ -44,6 +45,11 @@ SLASH_OPEN = re.compile(r"^(/{3,})\s*([A-Za-z][\w-]*)\s*(?:\|\s*(.*?))?\s*$")
 SLASH_OPTION = re.compile(r"^\s{2,}[\w-]+\s*:")
 # A content tab's title line (pymdownx.tabbed): `=== "pip"`, `===! "Tab"`, `===+ "Tab"`.
 TAB_OPEN = re.compile(r'^={3}[!+]?\s+"([^"\n]*)"\s*$')
+# An MkDocs admonition's opening line (Python-Markdown's admonition, pymdownx.details):
+# `!!! note`, `!!! tip "Title"`, `??? example`, `???+ note inline end ""`.
+ADMONITION_OPEN = re.compile(
+    r'^(!!!|\?\?\?\+?)[ \t]+([A-Za-z][\w-]*)([^"\n]*?)(?:[ \t]*"(.*)")?[ \t]*$'
+)
 # A GitHub callout's first line: `[!NOTE]`, `[!WARNING] Title`.
 CALLOUT = re.compile(r"^\[!([A-Za-z][\w-]*)\][ \t]*(.*)$")
 # A reference link whose definition is not in the page (`[`complex`][]`,
@@ -90,7 +96,6 @@ def with_paths(blocks: list[Block], above: tuple[tuple[int, str], ...] = ()) -> 
 @lru_cache(maxsize=2)
 def _parser(indented_code: bool) -> MarkdownIt:
     from markdown_it import MarkdownIt
-    from mdit_py_plugins.admon import admon_plugin
     from mdit_py_plugins.attrs import attrs_block_plugin, attrs_plugin
     from mdit_py_plugins.deflist import deflist_plugin
     from mdit_py_plugins.front_matter import front_matter_plugin
@@ -99,7 +104,13 @@ def _parser(indented_code: bool) -> MarkdownIt:
     # without a word; 100 (markdown-it's own default) keeps any real page whole.
     md = MarkdownIt("commonmark", {"html": True, "maxNesting": 100}).enable("table")
     md.use(front_matter_plugin).use(attrs_plugin).use(attrs_block_plugin)
-    md.use(deflist_plugin).use(admon_plugin)
+    md.use(deflist_plugin)
+    md.block.ruler.before(
+        "fence",
+        "admonition",
+        _admonition_block,
+        {"alt": ["paragraph", "reference", "blockquote", "list"]},
+    )
     md.block.ruler.before(
         "fence", "slash_block", _slash_block, {"alt": ["paragraph", "reference", "blockquote"]}
     )
@@ -137,6 +148,49 @@ def _content_tab(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     token.block = True
     state.md.block.tokenize(state, start + 1, line)
     state.push("content_tab_close", "div", -1).block = True
+    state.blkIndent, state.parentType, state.lineMax = old_indent, old_parent, old_max
+    state.line = line
+    return True
+
+
+def _admonition_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """An MkDocs admonition: `!!! note "Title"` and the lines indented under it. As in
+    Python-Markdown, blank lines do not end it (a code example in it has two between its
+    imports and its class), the first line indented less does; mdit-py-plugins' admon
+    plugin ended it at two blank lines and read the rest as an indented code block."""
+    if state.is_code_block(start):
+        return False
+    first = state.src[state.bMarks[start] + state.tShift[start] : state.eMarks[start]]
+    opening = ADMONITION_OPEN.match(first)
+    if opening is None:
+        return False
+    if silent:
+        return True
+    indent = state.sCount[start] + 4
+    line = start + 1
+    while line < end and (state.isEmpty(line) or state.sCount[line] >= indent):
+        line += 1
+    while line > start + 1 and state.isEmpty(line - 1):
+        line -= 1  # trailing blank lines belong to what follows
+    kind, title = opening.group(2).lower(), opening.group(4)
+    old_indent, old_parent, old_max = state.blkIndent, state.parentType, state.lineMax
+    state.blkIndent = indent
+    state.parentType = "admonition"
+    state.lineMax = line
+    token = state.push("admonition_open", "div", 1)
+    token.markup = opening.group(1)
+    token.meta = {"tag": kind}
+    token.map = [start, line]
+    token.block = True
+    if title:  # none given reads as the kind's name; `""` is none at all
+        state.push("admonition_title_open", "p", 1)
+        inline = state.push("inline", "", 0)
+        inline.content = title
+        inline.map = [start, start + 1]
+        inline.children = []
+        state.push("admonition_title_close", "p", -1)
+    state.md.block.tokenize(state, start + 1, line)
+    state.push("admonition_close", "div", -1).block = True
     state.blkIndent, state.parentType, state.lineMax = old_indent, old_parent, old_max
     state.line = line
     return True

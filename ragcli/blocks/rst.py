@@ -56,7 +56,10 @@ VERSIONS = {
     "deprecated": "Deprecated since version",
     "versionremoved": "Removed in version",
 }
-CODE_DIRECTIVES = ("code", "code-block", "sourcecode")
+CODE_DIRECTIVES = ("code", "code-block", "sourcecode", "code-tab")
+# Sphinx extensions' containers whose argument is a title in words, not a signature:
+# sphinx-tabs' `.. tab:: ``netstat`` (Linux)`, sphinx-design's `.. tab-item::`, `.. card::`.
+TITLED_CONTAINERS = frozenset("tab group-tab tab-item dropdown card grid-item-card".split())
 ADMONITION_NODES = (
     "attention caution danger error hint important note tip warning seealso todo".split()
 )
@@ -218,6 +221,9 @@ def _directive_class(name: str) -> type:
                 box["classes"] = [self.name]
                 self.state.nested_parse(self.content, self.content_offset, box)
                 return [box]
+            elif argument and self.name in TITLED_CONTAINERS:
+                title, _ = self.state.inline_text(" ".join(argument.split()), self.lineno)
+                found.append(nodes.paragraph("", "", *title))
             elif argument:  # a domain directive's signature: `.. function:: get(url)`
                 found.append(nodes.paragraph("", "", nodes.literal(argument, argument)))
             container = nodes.container()

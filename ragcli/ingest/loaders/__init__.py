@@ -89,8 +89,10 @@ FORMATS = _formats()
 # file stored with an older one is read again by the next ingest (store/manifest.py).
 # 2: Markdown, reST and HTML read into blocks (ragcli/blocks/) by the parser made for each.
 # 3: one reference per code example in a section (blocks/examples.py).
-# 4 (reST): a paragraph ending in `::` ends in a colon, as the lead-in to its code it is.
-READINGS = {"md": 3, "rst": 4, "html": 3, "ipynb": 2, "epub": 2}
+# 4 (reST): a paragraph ending in `::` ends in a colon, as the lead-in to its code it is;
+#   a tab's title (sphinx-tabs, sphinx-design) is words, a `code-tab` code.
+#   (Markdown): an MkDocs admonition ends where its indent does, not at two blank lines.
+READINGS = {"md": 4, "rst": 4, "html": 3, "ipynb": 2, "epub": 2}
 
 
 def reading_of(file_type: str) -> int:
