@@ -402,7 +402,7 @@ def test_the_middle_of_a_cut_listing_is_neither_quoted_nor_shown(tmp_path):
 
 
 def test_a_transcript_whose_command_does_what_is_asked_is_brought_by_its_lead_in(tmp_path):
-    """"How do I install it?" is answered by the command a transcript types ("$ pip
+    """ "How do I install it?" is answered by the command a transcript types ("$ pip
     install sqlmodel"), while a lead-in to a run whose command the question does not ask
     for still brings nothing."""
     backend = offline_backend(tmp_path)
@@ -421,6 +421,19 @@ def test_a_transcript_whose_command_does_what_is_asked_is_brought_by_its_lead_in
     assert "$ pip install sqlmodel" in backend.generate(question, chunks)
     scored = backend.scored_sentences("How do I upgrade the database schema?", chunks)
     assert not any(s.features[lead_in] for s in scored)
+
+
+def test_an_install_section_holding_only_a_transcript_answers_how_to_install(tmp_path):
+    """A section with no prose, only `$ pip install ...`, is what to write for "How do I
+    install it?"; the same transcript is no candidate for a question its command does not
+    do."""
+    backend = offline_backend(tmp_path)
+    content = '## Installation\n\n```console\n$ pip install "fastapi[standard]"\n---> 100%\n```'
+    chunks = [_chunk(1, "FastAPI > Installation", content)]
+    assert '$ pip install "fastapi[standard]"' in backend.generate(
+        "How do I install FastAPI?", chunks
+    )
+    assert not backend.scored_sentences("How do I declare a path parameter?", chunks)
 
 
 def test_the_sentence_naming_the_fix_after_the_problem_is_scored(tmp_path):

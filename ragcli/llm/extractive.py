@@ -248,11 +248,16 @@ def shows_not_writes(text: str, position: int, sentence: str, query: str) -> boo
         return False
     if question_kind(query) != "instruction":
         return True
-    # What a command does is in its words, not its flags: "$ python main.py --help" shows
-    # a help text, it does not answer a question about one.
-    words = [w for line in PROMPTED.findall(found[position + 1].text) for w in line.split()]
+    return not does_what_is_asked(found[position + 1].text, query)
+
+
+def does_what_is_asked(transcript: str, query: str) -> bool:
+    """Whether a command of `transcript` holds a term of the question in its words. What
+    a command does is in its words, not its flags: "$ python main.py --help" shows a help
+    text, it does not answer a question about one."""
+    words = [w for line in PROMPTED.findall(transcript) for w in line.split()]
     commands = " ".join(w for w in words if not w.startswith("-"))
-    return not set(terms(commands)) & set(terms(query))
+    return bool(set(terms(commands)) & set(terms(query)))
 
 
 def _same(one: Candidate, other: Candidate) -> bool:
@@ -304,9 +309,12 @@ class ExtractiveBackend:
         """The sentences of `chunks` that may answer, with their vectors."""
         return self._embedded(self._sentences(chunks))
 
-    def _sentences(self, chunks: list[RetrievedChunk], howto: bool = False) -> list[Found]:
-        """The units of `chunks` that may answer; for a how-to question (`howto`) a
-        terminal transcript is none: it shows what a run prints, not what to write."""
+    def _sentences(self, chunks: list[RetrievedChunk], query: str = "") -> list[Found]:
+        """The units of `chunks` that may answer; for a how-to question a terminal
+        transcript is none (it shows what a run prints, not what to write) unless its
+        command does what the question asks (`$ pip install "fastapi[standard]"` under
+        "## Installation" for "How do I install FastAPI?")."""
+        howto = bool(query) and question_kind(query) == "instruction"
         found: list[Found] = []
         for number, chunk in enumerate(chunks, start=1):
             # A document's title says little about which part of it answers; a section's
@@ -339,7 +347,11 @@ class ExtractiveBackend:
                     or _starts_mid_listing(unit)
                 ):
                     continue  # an include, a chart's source, a site generator's tag, a cut
-                if howto and _language(unit) in OUTPUT_LANGUAGES:
+                if (
+                    howto
+                    and _language(unit) in OUTPUT_LANGUAGES
+                    and not does_what_is_asked(sentence, query)
+                ):
                     continue
                 if (
                     sentence.rstrip().endswith(":")
@@ -426,7 +438,7 @@ class ExtractiveBackend:
         """Every candidate sentence of `chunks` with its relevance and answer features
         (ragcli/llm/answer_choice.py), best answer first."""
         howto = question_kind(query) == "instruction"
-        found = self._sentences(chunks, howto)
+        found = self._sentences(chunks, query)
         if not found:
             return []
         stats = self.term_stats
