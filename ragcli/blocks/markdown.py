@@ -127,29 +127,11 @@ def _content_tab(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     place (tabs hold alternatives of one content: `pip` and `uv` install lines)."""
     if state.is_code_block(start):
         return False
-    first = state.src[state.bMarks[start] + state.tShift[start] : state.eMarks[start]]
-    if TAB_OPEN.match(first) is None:
+    opening = TAB_OPEN.match(_line(state, start))
+    if opening is None:
         return False
-    if silent:
-        return True
-    indent = state.sCount[start] + 4
-    line = start + 1
-    while line < end and (state.isEmpty(line) or state.sCount[line] >= indent):
-        line += 1
-    while line > start + 1 and state.isEmpty(line - 1):
-        line -= 1  # trailing blank lines belong to what follows
-    old_indent, old_parent, old_max = state.blkIndent, state.parentType, state.lineMax
-    state.blkIndent = indent
-    state.parentType = "content_tab"
-    state.lineMax = line
-    token = state.push("content_tab_open", "div", 1)
-    token.meta = {"title": TAB_OPEN.match(first).group(1)}  # type: ignore[union-attr]
-    token.map = [start, line]
-    token.block = True
-    state.md.block.tokenize(state, start + 1, line)
-    state.push("content_tab_close", "div", -1).block = True
-    state.blkIndent, state.parentType, state.lineMax = old_indent, old_parent, old_max
-    state.line = line
+    if not silent:
+        _indented_block(state, start, end, "content_tab", {"title": opening.group(1)})
     return True
 
 
@@ -160,40 +142,51 @@ def _admonition_block(state: StateBlock, start: int, end: int, silent: bool) -> 
     plugin ended it at two blank lines and read the rest as an indented code block."""
     if state.is_code_block(start):
         return False
-    first = state.src[state.bMarks[start] + state.tShift[start] : state.eMarks[start]]
-    opening = ADMONITION_OPEN.match(first)
+    opening = ADMONITION_OPEN.match(_line(state, start))
     if opening is None:
         return False
-    if silent:
-        return True
+    if not silent:
+        # No title given reads as the kind's name; `""` is none at all.
+        meta = {"tag": opening.group(2).lower()}
+        _indented_block(state, start, end, "admonition", meta, opening.group(4) or "")
+    return True
+
+
+def _line(state: StateBlock, line: int) -> str:
+    return state.src[state.bMarks[line] + state.tShift[line] : state.eMarks[line]]
+
+
+def _indented_block(
+    state: StateBlock, start: int, end: int, name: str, meta: dict[str, str], title: str = ""
+) -> None:
+    """Line `start` opens a `name` block of the lines indented under it, blank lines
+    included: its tokens (`name`_open, a title paragraph when `title`, the blocks, the
+    close), and the state moved past it."""
     indent = state.sCount[start] + 4
     line = start + 1
     while line < end and (state.isEmpty(line) or state.sCount[line] >= indent):
         line += 1
     while line > start + 1 and state.isEmpty(line - 1):
         line -= 1  # trailing blank lines belong to what follows
-    kind, title = opening.group(2).lower(), opening.group(4)
     old_indent, old_parent, old_max = state.blkIndent, state.parentType, state.lineMax
     state.blkIndent = indent
-    state.parentType = "admonition"
+    state.parentType = name
     state.lineMax = line
-    token = state.push("admonition_open", "div", 1)
-    token.markup = opening.group(1)
-    token.meta = {"tag": kind}
+    token = state.push(f"{name}_open", "div", 1)
+    token.meta = meta
     token.map = [start, line]
     token.block = True
-    if title:  # none given reads as the kind's name; `""` is none at all
-        state.push("admonition_title_open", "p", 1)
+    if title:
+        state.push(f"{name}_title_open", "p", 1)
         inline = state.push("inline", "", 0)
         inline.content = title
         inline.map = [start, start + 1]
         inline.children = []
-        state.push("admonition_title_close", "p", -1)
+        state.push(f"{name}_title_close", "p", -1)
     state.md.block.tokenize(state, start + 1, line)
-    state.push("admonition_close", "div", -1).block = True
+    state.push(f"{name}_close", "div", -1).block = True
     state.blkIndent, state.parentType, state.lineMax = old_indent, old_parent, old_max
     state.line = line
-    return True
 
 
 def _slash_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
@@ -201,7 +194,7 @@ def _slash_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     same name nest, as do blocks with more slashes (`//// tab`) inside."""
     if state.is_code_block(start):
         return False
-    first = state.src[state.bMarks[start] + state.tShift[start] : state.eMarks[start]]
+    first = _line(state, start)
     opening = SLASH_OPEN.match(first)
     if opening is None:
         return False
@@ -212,7 +205,7 @@ def _slash_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     while line < end:
         if state.sCount[line] < state.blkIndent and not state.isEmpty(line):
             break  # less indented than the block: the list or quote holding it ended
-        text = state.src[state.bMarks[line] + state.tShift[line] : state.eMarks[line]].rstrip()
+        text = _line(state, line).rstrip()
         if text == marker:
             if depth == 0:
                 closed = True
