@@ -6,8 +6,8 @@ matter, attribute lists (`{ #anchor }`, `{.class}`), definition lists; GitHub ta
 are read here on the token stream, by block rules below: MkDocs admonitions (`!!! note
 "Title"`, an indented body that blank lines do not end, as in Python-Markdown), pymdownx
 blocks (`/// tip | Title` ... `///`), content tabs, and GitHub callouts (a quote opening
-with `[!NOTE]`). Include directives (includes.py) become include
-blocks; HTML inside Markdown is read by the HTML reader (html.py).
+with `[!NOTE]`). Include directives (includes.py) become include blocks; HTML inside
+Markdown is read by the HTML reader (html.py).
 
 The chunker's text is normalised Markdown (render.py) read back by this same reader, with
 `indented_code=False`: ragcli writes code fenced, and text of other formats read at

@@ -238,8 +238,7 @@ def shows_not_writes(text: str, position: int, sentence: str, query: str) -> boo
     and names nothing itself ("When you run the program, you'll see something like
     this:"): it shows what happens, not what to write. For a how-to question, a
     transcript whose command does what the question asks ("$ pip install sqlmodel" for
-    "How do I install SQLModel?": a word of the question, not only of a flag) is what to
-    write. (A lead-in to a diagram is no
+    "How do I install SQLModel?") is what to write. (A lead-in to a diagram is no
     candidate at all.)"""
     found = units(text)
     if _next_language(found, position) not in OUTPUT_LANGUAGES:
