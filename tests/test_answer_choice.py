@@ -436,6 +436,26 @@ def test_an_install_section_holding_only_a_transcript_answers_how_to_install(tmp
     assert not backend.scored_sentences("How do I declare a path parameter?", chunks)
 
 
+def test_one_install_line_from_two_pages_is_quoted_once(tmp_path):
+    """The install page and the index both lead in to `$ pip install sqlmodel` (their
+    output lines differ): the answer shows the command once."""
+    backend = offline_backend(tmp_path)
+    install = (
+        "# Install SQLModel\n\nCreate a project directory, create a virtual environment, "
+        "activate it, and then install SQLModel, for example with:\n\n"
+        "```console\n$ pip install sqlmodel\n---> 100%\n"
+        "Successfully installed sqlmodel pydantic sqlalchemy\n```"
+    )
+    index = (
+        "## Installation\n\nMake sure you create a virtual environment, activate it, and "
+        "then install SQLModel, for example with:\n\n"
+        "```console\n$ pip install sqlmodel\n---> 100%\nSuccessfully installed sqlmodel\n```"
+    )
+    chunks = [_chunk(1, "Install SQLModel", install), _chunk(2, "SQLModel > Installation", index)]
+    answer = backend.generate("How do I install SQLModel?", chunks)
+    assert answer.count("$ pip install sqlmodel") == 1, answer
+
+
 def test_the_sentence_naming_the_fix_after_the_problem_is_scored(tmp_path):
     """The problem is stated in the question's words and many sentences share them; the
     fix comes right after, in words of its own. It is scored, and quoted."""

@@ -259,6 +259,14 @@ def does_what_is_asked(transcript: str, query: str) -> bool:
     return bool(set(terms(commands)) & set(terms(query)))
 
 
+def what_it_shows(brought: str) -> str:
+    """What a lead-in brings, to tell two pages' copies of it apart from different code:
+    a transcript's commands (its output may differ: "Successfully installed sqlmodel" and
+    "… sqlmodel pydantic sqlalchemy"), else its text, spaces aside."""
+    commands = PROMPTED.findall(brought)
+    return "\n".join(" ".join(c.split()) for c in commands) or " ".join(brought.split())
+
+
 def _same(one: Candidate, other: Candidate) -> bool:
     """Two units saying the same thing. Rows of a table embed alike whatever their values,
     so two rows are the same only when their words are."""
@@ -598,6 +606,7 @@ class ExtractiveBackend:
         # Keep sentences close to the best answer: a weak sentence dilutes a strong one.
         cutoff = eligible[0].score * KEEP_SHARE
         chosen: list[Candidate] = []
+        shown: set[str] = set()  # the code chosen, alone or after a lead-in (what_it_shows)
         example = self._example(query, eligible[0], chunks)
         length = len(example.text) + 2 if example else 0
         if example:
@@ -616,12 +625,21 @@ class ExtractiveBackend:
             if any(_same(candidate, c) for c in chosen if c is not example):
                 continue
             size = len(self.as_quoted(candidate)) + 5
+            brought = candidate.text if candidate.kind == "code" else ""
             if sentence.features[FEATURES.index("lead_in")]:  # it brings its list or code
                 chunk = chunks[candidate.chunk_number - 1].content
-                size += len(introduced(chunk, candidate.position)[0]) + 2
+                brought = introduced(chunk, candidate.position)[0]
+                size += len(brought) + 2
+            if brought and what_it_shows(brought) in shown:
+                # Two pages' copies of one install line, or the code a chosen lead-in
+                # brings: in the answer already, so it counts as quoted.
+                missed *= 1.0 - sentence.score
+                continue
             if chosen and length + size > self.options.answer_max_chars:
                 continue
             chosen.append(candidate)
+            if brought:
+                shown.add(what_it_shows(brought))
             length += size
             missed *= 1.0 - sentence.score
         # The passage holding the best answer comes first; within a passage, its sentences
