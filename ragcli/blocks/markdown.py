@@ -48,7 +48,7 @@ TAB_OPEN = re.compile(r'^={3}[!+]?\s+"([^"\n]*)"\s*$')
 # An MkDocs admonition's opening line (Python-Markdown's admonition, pymdownx.details):
 # `!!! note`, `!!! tip "Title"`, `??? example`, `???+ note inline end ""`.
 ADMONITION_OPEN = re.compile(
-    r'^(!!!|\?\?\?\+?)[ \t]+([A-Za-z][\w-]*)([^"\n]*?)(?:[ \t]*"(.*)")?[ \t]*$'
+    r'^(?:!!!|\?\?\?\+?)[ \t]+([A-Za-z][\w-]*)[^"\n]*?(?:[ \t]*"(.*)")?[ \t]*$'
 )
 # A GitHub callout's first line: `[!NOTE]`, `[!WARNING] Title`.
 CALLOUT = re.compile(r"^\[!([A-Za-z][\w-]*)\][ \t]*(.*)$")
@@ -147,8 +147,8 @@ def _admonition_block(state: StateBlock, start: int, end: int, silent: bool) -> 
         return False
     if not silent:
         # No title given reads as the kind's name; `""` is none at all.
-        meta = {"tag": opening.group(2).lower()}
-        _indented_block(state, start, end, "admonition", meta, opening.group(4) or "")
+        meta = {"tag": opening.group(1).lower()}
+        _indented_block(state, start, end, "admonition", meta, opening.group(2) or "")
     return True
 
 

@@ -250,21 +250,25 @@ def shows_not_writes(text: str, position: int, sentence: str, query: str) -> boo
     return not does_what_is_asked(found[position + 1].text, query)
 
 
+def _commands(transcript: str) -> list[list[str]]:
+    """The words of each command line of `transcript` (after the shell's prompt)."""
+    return [line.split() for line in PROMPTED.findall(transcript)]
+
+
 def does_what_is_asked(transcript: str, query: str) -> bool:
     """Whether a command of `transcript` holds a term of the question in its words. What
     a command does is in its words, not its flags: "$ python main.py --help" shows a help
     text, it does not answer a question about one."""
-    words = [w for line in PROMPTED.findall(transcript) for w in line.split()]
-    commands = " ".join(w for w in words if not w.startswith("-"))
-    return bool(set(terms(commands)) & set(terms(query)))
+    words = [w for command in _commands(transcript) for w in command if not w.startswith("-")]
+    return bool(set(terms(" ".join(words))) & set(terms(query)))
 
 
 def what_it_shows(brought: str) -> str:
     """What a lead-in brings, to tell two pages' copies of it apart from different code:
     a transcript's commands (its output may differ: "Successfully installed sqlmodel" and
     "… sqlmodel pydantic sqlalchemy"), else its text, spaces aside."""
-    commands = PROMPTED.findall(brought)
-    return "\n".join(" ".join(c.split()) for c in commands) or " ".join(brought.split())
+    commands = _commands(brought)
+    return "\n".join(" ".join(c) for c in commands) or " ".join(brought.split())
 
 
 def _same(one: Candidate, other: Candidate) -> bool:
@@ -630,7 +634,8 @@ class ExtractiveBackend:
                 chunk = chunks[candidate.chunk_number - 1].content
                 brought = introduced(chunk, candidate.position)[0]
                 size += len(brought) + 2
-            if brought and what_it_shows(brought) in shown:
+            code = what_it_shows(brought) if brought else ""
+            if code in shown:
                 # Two pages' copies of one install line, or the code a chosen lead-in
                 # brings: in the answer already, so it counts as quoted.
                 missed *= 1.0 - sentence.score
@@ -638,8 +643,8 @@ class ExtractiveBackend:
             if chosen and length + size > self.options.answer_max_chars:
                 continue
             chosen.append(candidate)
-            if brought:
-                shown.add(what_it_shows(brought))
+            if code:
+                shown.add(code)
             length += size
             missed *= 1.0 - sentence.score
         # The passage holding the best answer comes first; within a passage, its sentences
