@@ -21,7 +21,9 @@ On-disk layout (``directory`` is one collection)::
 A generation that only changes the delta hard-links the matrix files of the one before.
 save() writes a new generation into a temporary directory, fsyncs it, renames it into place
 and then swaps CURRENT, so a process killed at any moment leaves the previous snapshot live.
-One writer per collection at a time; readers may run concurrently with it. A long-lived
+One writer per collection at a time; readers may run concurrently with it. A reader maps
+every file of the generation it loads at once, since the writer's next save removes it
+(a first-format generation's tokens.json excepted: it is read on first need). A long-lived
 reader (the MCP server) calls refresh() to move to the generation another process saved.
 One index object may be shared by threads: a lock serialises its use (a refresh swaps the
 matrix and its ids together). Texts become tokens in ragcli/terms.py, which the offline
@@ -530,13 +532,13 @@ def _no_tokens(row: int) -> list[str]:
 
 
 def _column_tokens(gen: Path) -> Callable[[int], list[str]]:
-    """A generation's tokens by row, opened on first need: queries never read them."""
-    opened: list[StringColumn] = []
+    """A generation's tokens by row. Mapped now, while the generation is live: a writer's
+    save may remove its files before a reader first needs them (the mapping outlives the
+    unlink). Mapping reads nothing; a row is decoded only when asked for."""
+    column = StringColumn(gen, "tokens")
 
     def tokens(row: int) -> list[str]:
-        if not opened:
-            opened.append(StringColumn(gen, "tokens"))
-        return opened[0][row].split()
+        return column[row].split()
 
     return tokens
 
