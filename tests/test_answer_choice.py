@@ -29,6 +29,10 @@ DATA = Path(__file__).parent / "data"
         ("What do I use to test my application?", "instruction"),
         ("Is there a tool that rewrites my code for the new version?", "instruction"),
         ("Where are settings kept, and how do I find that folder?", "instruction"),
+        # The problem first, then the question: still how to solve it.
+        ("My program panicked. How do I see the calls that led there?", "instruction"),
+        ("It asks for a password! How can I skip that?", "instruction"),
+        ("My program panicked. Why did it stop there?", "other"),
         ("How many moons does Jupiter have?", "number"),
         ("What does the Business plan cost?", "number"),
         ("When was the bridge opened?", "date"),

@@ -64,9 +64,10 @@ FEATURES = (
 QuestionKind = Literal["instruction", "number", "date", "name", "other"]
 
 # The type of answer a question asks for, from its question words (English question forms).
-# An instruction may follow a clause ("Where are configs kept, and how do I get …?").
+# An instruction may follow a clause ("Where are configs kept, and how do I get …?") or
+# the sentence that sets out the problem ("My program panicked. How do I see …?").
 INSTRUCTION = re.compile(
-    r"(?:^|[,;]\s*(?:and|or|but)?\s*|^\s*(?:and|so|then|also)\s+)"
+    r"(?:^|[,;]\s*(?:and|or|but)?\s*|[.!?:]\s+|^\s*(?:and|so|then|also)\s+)"
     r"(?:how\s+(?:do|can|could|should|would|may|must)\s+(?:i|we|you|one)\b|how\s+to\b"
     r"|what\s+(?:do|should|can|could|would)\s+(?:i|we|you|one)\s+use\b"
     r"|what(?:'s|\s+is|\s+are)\s+the\s+(?:command|syntax|way|steps|option|setting|flag)"
