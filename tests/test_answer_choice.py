@@ -531,3 +531,25 @@ def test_a_how_to_answer_prefers_the_call_to_the_examples_values(tmp_path):
         s.features[FEATURES.index("names_call")] == 0.0
         for s in backend.scored_sentences(why, chunks)
     )
+
+
+@pytest.mark.parametrize("ending", ["…", "...", ":"])
+def test_a_sentence_ending_in_an_ellipsis_leads_in_to_its_code(tmp_path, ending):
+    """Some sites end the sentence before an example with "…" where others write a colon:
+    either way it introduces the code, which the answer quotes after it."""
+    backend = offline_backend(tmp_path)
+    content = (
+        "## Streaming responses\n\n"
+        "Reading a large download into memory at once can exhaust it.\n\n"
+        f"You can stream the binary content of the response{ending}\n\n"
+        '```python\nwith client.stream("GET", url) as r:\n    for data in r.iter_bytes():\n'
+        "        print(data)\n```"
+    )
+    chunks = [_chunk(1, "Quickstart > Streaming responses", content)]
+    question = "How do I stream a large response?"
+    lead_in = FEATURES.index("lead_in")
+    scored = {s.candidate.text[:29]: s for s in backend.scored_sentences(question, chunks)}
+    assert scored["You can stream the binary con"].features[lead_in] == 1.0
+    answer = backend.generate(question, chunks)
+    assert f"content of the response{ending}\n```python\nwith client.stream(" in answer
+    assert answer.count("r.iter_bytes()") == 1

@@ -73,6 +73,9 @@ BEARING = ("relevance", "context", "section")
 # blocks already: ragcli/blocks/includes.py.)
 TEMPLATE_DIRECTIVE = re.compile(r"^\s*\{([%{]).*[%}]\}\s*$", re.S)
 FENCE = re.compile(r"^\s*(?:```|~~~)")
+# A sentence that introduces what follows it: "… as follows:", and the trailing ellipsis
+# some sites write instead ("could be done like this…").
+LEAD_IN_END = re.compile(r"(?::|…|\.\.\.)\s*$")
 # A terminal transcript shows a run's output, not how to write the solution.
 OUTPUT_LANGUAGES = frozenset({"console", "output", "text", "txt"})
 # A transcript's command line: what its reader types after the shell's prompt.
@@ -365,7 +368,7 @@ class ExtractiveBackend:
                 ):
                     continue
                 if (
-                    sentence.rstrip().endswith(":")
+                    LEAD_IN_END.search(sentence)
                     and _next_language(found_units, position) in DIAGRAM_LANGUAGES
                 ):
                     continue  # it leads in to a picture the answer does not show
@@ -509,7 +512,7 @@ class ExtractiveBackend:
             content = chunks[candidate.chunk_number - 1].content
             brings = (
                 introduced(content, candidate.position)[0]
-                if candidate.text.rstrip().endswith(":")
+                if LEAD_IN_END.search(candidate.text)
                 else ""
             )
             introduces = bool(brings) and not shows_not_writes(
@@ -674,7 +677,7 @@ class ExtractiveBackend:
                 text = f"{body} [{c.chunk_number}]"
                 if not ITEM_OR_ROW.match(text):
                     text = f"- {text}"
-            if c.text.rstrip().endswith(":"):  # a lead-in: quote the list or code it introduces
+            if LEAD_IN_END.search(c.text):  # a lead-in: quote the list or code it introduces
                 follow, count = introduced(chunks[c.chunk_number - 1].content, c.position)
                 taken |= {(c.chunk_number, c.position + i) for i in range(1, count + 1)}
                 # Single line breaks: a list or a code fence may interrupt a paragraph in
