@@ -306,6 +306,21 @@ def test_a_sphinx_tab_title_is_words_and_a_code_tab_is_code():
     ]
 
 
+def test_rst_substitutions_standards_and_footnotes_read_as_sphinx_shows_them():
+    """A substitution Sphinx fills in from conf.py reads as its name, not `|version|`; one
+    defined as raw HTML reads as nothing; `:rfc:` and `:pep:` name the standard; a
+    footnote mark leaves no gap behind."""
+    from ragcli.blocks.rst import read_rst
+
+    text = (
+        "Requests |version| follows :rfc:`7230#section-3` and :pep:`8`, |br| see [#f1]_.\n\n"
+        ".. |br| raw:: html\n\n   <br />\n\n"
+        ".. [#f1] A footnote.\n"
+    )
+    blocks = read_rst(text).blocks
+    assert blocks[0] == Paragraph("Requests version follows RFC 7230 and PEP 8, see.")
+
+
 def test_rst_sections_cite_their_lines():
     from ragcli.ingest.loaders.text import rst_sections
 

@@ -36,6 +36,7 @@ from ragcli.blocks.model import (
 
 ROLE_USE = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w+.-]*:)?[A-Za-z][\w+.-]*):`")
 DIRECTIVE_USE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]*)[ \t]*::", re.M)
+SUBSTITUTION = re.compile(r"^\|([^|\s](?:[^|]*[^|\s])?)\|_{0,2}$")
 # `title <target>` inside a role.
 TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
 # Roles naming a Python object (Sphinx's Python domain, and its short forms): shown as code.
@@ -48,6 +49,8 @@ CALLABLE_ROLES = frozenset({"func", "meth", "py:func", "py:meth"})
 LITERAL_ROLES = frozenset(
     "option envvar file program command kbd samp code literal makevar regexp mailheader".split()
 )
+# Roles citing a standard by number, named as Sphinx shows them.
+STANDARDS = {"rfc": "RFC", "pep": "PEP"}
 AUTODOC = re.compile(r"^(?:auto\w+|(?:py:)?(?:currentmodule|module))$")
 INCLUDES = frozenset({"literalinclude", "include"})
 VERSIONS = {
@@ -103,7 +106,9 @@ def _settings() -> Any:
     settings.halt_level = 5  # ... nor raised
     settings.warning_stream = io.StringIO()
     settings.file_insertion_enabled = False  # `.. include::` never reads a file
-    settings.raw_enabled = False
+    # Raw HTML is parsed so that a substitution defined with it (`.. |br| raw:: html`) is
+    # known, and then left out; with file insertion off, `:file:` and `:url:` read nothing.
+    settings.raw_enabled = True
     settings.syntax_highlight = "none"  # no Pygments tokens in code
     return settings
 
@@ -153,6 +158,8 @@ def _role(
         return [nodes.literal(rawtext, shown)], []
     if name in LITERAL_ROLES:
         return [nodes.literal(rawtext, title or target)], []
+    if name in STANDARDS and not title:  # :rfc:`7230#section-3` reads "RFC 7230"
+        return [nodes.Text(f"{STANDARDS[name]} {target.split('#')[0].strip()}")], []
     return [nodes.Text(title or target)], []
 
 
@@ -405,9 +412,13 @@ def _inline(node: Any) -> str:
     from docutils import nodes
 
     parts: list[str] = []
+    dropped = False  # the element before was left out (a footnote mark, raw HTML)
     for child in node.children:
         if isinstance(child, nodes.Text):
-            parts.append(str(child))
+            text = str(child)
+            if dropped and parts and (text[:1].isspace() or text[:1] in ".,;:!?)"):
+                parts[-1] = parts[-1].rstrip(" ")  # "citation [1]_." reads "citation."
+            parts.append(text)
         elif isinstance(child, nodes.literal):
             parts.append(code_span(child.astext()))
         elif isinstance(child, nodes.title_reference):
@@ -423,10 +434,16 @@ def _inline(node: Any) -> str:
         ):
             if isinstance(child, nodes.target) and child.children:
                 parts.append(_inline(child))
+            else:
+                dropped = True
+                continue
         elif isinstance(child, nodes.problematic):
-            parts.append(child.astext())
+            # A substitution defined outside the file (Sphinx's |version|, a conf.py
+            # rst_epilog) reads as its name; any other problem as it was written.
+            parts.append(SUBSTITUTION.sub(r"\1", child.astext()))
         elif isinstance(child, nodes.Element):
             parts.append(_inline(child))
+        dropped = False
     return "".join(parts).strip()
 
 

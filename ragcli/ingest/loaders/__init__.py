@@ -92,7 +92,9 @@ FORMATS = _formats()
 # 4 (reST): a paragraph ending in `::` ends in a colon, as the lead-in to its code it is;
 #   a tab's title (sphinx-tabs, sphinx-design) is words, a `code-tab` code.
 #   (Markdown): an MkDocs admonition ends where its indent does, not at two blank lines.
-READINGS = {"md": 4, "rst": 4, "html": 3, "ipynb": 2, "epub": 2}
+# 5 (reST): a substitution defined outside the file reads as its name (|version| is
+#   "version"), one defined as raw HTML as nothing; :rfc: and :pep: read "RFC 7230".
+READINGS = {"md": 4, "rst": 5, "html": 3, "ipynb": 2, "epub": 2}
 
 
 def reading_of(file_type: str) -> int:
