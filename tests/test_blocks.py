@@ -321,6 +321,13 @@ def test_rst_substitutions_standards_and_footnotes_read_as_sphinx_shows_them():
     assert blocks[0] == Paragraph("Requests version follows RFC 7230 and PEP 8, see.")
 
 
+def test_an_rst_line_block_keeps_its_lines_apart():
+    from ragcli.blocks.rst import read_rst
+
+    text = "| Requests Inc.\n|    1 Main Street\n|    Springfield\n| USA\n"
+    assert read_rst(text).blocks == [Paragraph("Requests Inc.\n1 Main Street\nSpringfield\nUSA")]
+
+
 def test_rst_sections_cite_their_lines():
     from ragcli.ingest.loaders.text import rst_sections
 

@@ -272,7 +272,8 @@ class _Walker:
             body = [child for child in node.children if not isinstance(child, nodes.title)]
             return [heading, *self.blocks(body, depth, level + 1)]
         if isinstance(node, nodes.paragraph | nodes.line_block | nodes.rubric):
-            text = _inline(node)
+            # A line block (`| line`) keeps its lines apart: an address, a verse.
+            text = "\n".join(_lines(node)) if isinstance(node, nodes.line_block) else _inline(node)
             if isinstance(node, nodes.paragraph) and node.rawsource.rstrip().endswith("::"):
                 text = _leading_in(text)
             return [Paragraph(text)] if text.strip() else []
@@ -405,6 +406,19 @@ def _code(node: Any) -> CodeBlock:
     if isinstance(node, nodes.doctest_block):
         language = "pycon"
     return CodeBlock(str(language).lower(), node.astext().rstrip("\n"), include)
+
+
+def _lines(block: Any) -> list[str]:
+    """A line block's lines, those of the blocks nested in it included."""
+    from docutils import nodes
+
+    found: list[str] = []
+    for child in block.children:
+        if isinstance(child, nodes.line_block):
+            found.extend(_lines(child))
+        elif text := _inline(child):
+            found.append(text)
+    return found
 
 
 def _inline(node: Any) -> str:

@@ -93,7 +93,8 @@ FORMATS = _formats()
 #   a tab's title (sphinx-tabs, sphinx-design) is words, a `code-tab` code.
 #   (Markdown): an MkDocs admonition ends where its indent does, not at two blank lines.
 # 5 (reST): a substitution defined outside the file reads as its name (|version| is
-#   "version"), one defined as raw HTML as nothing; :rfc: and :pep: read "RFC 7230".
+#   "version"), one defined as raw HTML as nothing; :rfc: and :pep: read "RFC 7230"; a
+#   line block keeps its lines apart.
 READINGS = {"md": 4, "rst": 5, "html": 3, "ipynb": 2, "epub": 2}
 
 
