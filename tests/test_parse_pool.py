@@ -1,15 +1,18 @@
 """Files parsed by worker processes (ingest.workers) give the same chunks and outcomes as
-parsing in one thread, a file a worker cannot read fails alone, and the workers are gone
-when the ingest returns."""
+parsing in one thread, a file a worker cannot read fails alone, a worker that dies costs
+only the file that killed it, and the workers are gone when the ingest returns."""
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
 
 import pytest
 
 from ragcli import service
 from ragcli.ingest import parse_pool
+from ragcli.ingest.chunker import Chunker
 from tests.support.common import settings_for
 
 
@@ -47,3 +50,37 @@ def test_worker_processes_parse_as_one_thread_does(tmp_path, monkeypatch):
     assert failures[0] == failures[1]
     assert chunks_by_file(pooled) == chunks_by_file(one)
     assert not multiprocessing.active_children()  # the workers were closed
+
+
+class KillingChunker(Chunker):
+    """Kills the worker process that chunks a text holding "KILL ME", as the kernel's
+    out-of-memory killer would (pickled into the spawned workers as the ingest's chunker)."""
+
+    def chunk(self, sections):
+        if any("KILL ME" in s.text for s in sections):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().chunk(sections)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)  # a pool that waits for a dead worker's result never returns
+def test_a_worker_that_dies_fails_only_the_file_it_was_reading(tmp_path, monkeypatch):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(10):
+        (docs / f"note{n:02d}.md").write_text(f"# Note {n}\n\nHarbour {n} opens at {n + 6} am.\n")
+    (docs / "note04b.md").write_text("# Poison\n\nKILL ME when you read this.\n")
+    monkeypatch.setattr(parse_pool, "POOL_AFTER", 0)
+    settings = settings_for(tmp_path / "store", **{"ingest.workers": 2})
+    ingestor = service.ingestor(settings)
+    killer = KillingChunker.__new__(KillingChunker)
+    killer.__dict__.update(vars(ingestor.chunker))
+    ingestor.chunker = killer
+    report = ingestor.run([docs], "docs")
+    failed = [(f.path.rsplit("/", 1)[-1], f.reason) for f in report.files if f.status == "failed"]
+    assert failed == [
+        ("note04b.md", "the process reading it stopped (killed, out of memory or crashed)")
+    ]
+    assert report.count("new") == 10  # the files parsed beside it in the broken pool too
+    assert len(chunks_by_file(settings)) == 10
+    assert not multiprocessing.active_children()

@@ -8,7 +8,12 @@ prefetch thread, and the writes stay on the caller's thread, in order, so the jo
 Ctrl-C and the progress display see what they saw before. The pool starts at the
 POOL_AFTER-th file that needs parsing: a small or incremental ingest never pays for
 starting processes. Workers ignore SIGINT (the parent decides what a Ctrl-C means) and are
-terminated at a stop, however long the page they were reading."""
+terminated at a stop, however long the page they were reading.
+
+A worker that dies (killed, out of memory, a crash in a native parser) breaks the pool and
+every parse in it. Each of those files is parsed again in a fresh pool; the file whose
+second parse breaks it too fails with a one-line reason, and the ingest goes on. (A
+multiprocessing.Pool would have waited forever for the dead worker's result.)"""
 
 from __future__ import annotations
 
@@ -17,15 +22,18 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ragcli.ingest.chunker import Chunk, Chunker
-from ragcli.ingest.loaders import LoadOptions, configure, load
+from ragcli.ingest.loaders import LoadError, LoadOptions, configure, load
 
 POOL_AFTER = 8  # files parsed in the prefetch thread before the pool is started
+PARENT_CHECK_SECONDS = 0.5  # how often a worker checks that the ingesting process lives
 
 
 @dataclass
@@ -61,6 +69,16 @@ def _start_worker(chunker: Chunker, options: LoadOptions) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     configure(options)
     _chunker = chunker
+    watch = threading.Thread(target=_exit_with, args=(os.getppid(),), daemon=True)
+    watch.start()
+
+
+def _exit_with(parent: int) -> None:
+    """Leave once the ingesting process is gone (killed, say): an executor's worker would
+    otherwise wait for work forever, holding the terminal's pipes open."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(1)
 
 
 def _parse_in_worker(path: str) -> Parsed:
@@ -79,12 +97,13 @@ class ParsePool:
         self.options = options
         self.workers = workers
         self.submitted = 0
-        self._pool: Any = None
-        # Parses in the pool by number. Their results are reached through this table, not
-        # held by the items waiting in the prefetch queue: at a stop the pool is then
-        # referenced by nothing and its semaphores are freed before the process leaves
-        # (which skips multiprocessing's own clean-up, cli._exit_now).
-        self._pending: dict[int, Any] = {}
+        self._pool: ProcessPoolExecutor | None = None
+        # Parses in the pool by number, with the pool each runs in. Their results are
+        # reached through this table, not held by the items waiting in the prefetch queue:
+        # at a stop the pool is then referenced by nothing and its semaphores are freed
+        # before the process leaves (which skips multiprocessing's own clean-up,
+        # cli._exit_now).
+        self._pending: dict[int, tuple[Future[Parsed], ProcessPoolExecutor]] = {}
         self._lock = threading.Lock()
 
     def submit(self, path: Path) -> Callable[[], Parsed]:
@@ -102,20 +121,44 @@ class ParsePool:
                 return fail
             return lambda: done
         number = self.submitted
-        self._pending[number] = pool.apply_async(_parse_in_worker, (str(path),))
-        return lambda: self._pending.pop(number).get()
+        self._pending[number] = (pool.submit(_parse_in_worker, str(path)), pool)
+        return lambda: self._result(number, path)
 
-    def _started(self) -> Any:
+    def _result(self, number: int, path: Path) -> Parsed:
+        future, pool = self._pending.pop(number)
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            pass  # a worker died, perhaps on another file: parse this one again
+        self._discard(pool)
+        retry = self._started()
+        try:
+            return retry.submit(_parse_in_worker, str(path)).result()
+        except BrokenProcessPool:
+            self._discard(retry)  # the next file to parse starts a fresh one
+            raise LoadError(
+                "the process reading it stopped (killed, out of memory or crashed)"
+            ) from None
+
+    def _started(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._pool is None:
                 # spawn, not fork: this process already runs threads (onnxruntime, Chroma).
-                context = multiprocessing.get_context("spawn")
-                self._pool = context.Pool(
+                self._pool = ProcessPoolExecutor(
                     self.workers,
+                    mp_context=multiprocessing.get_context("spawn"),
                     initializer=_start_worker,
                     initargs=(self.chunker, self.options),
                 )
             return self._pool
+
+    def _discard(self, broken: ProcessPoolExecutor) -> None:
+        """Stop using `broken`: the next parse starts a fresh pool (whichever parse finds
+        it broken first)."""
+        with self._lock:
+            if self._pool is broken:
+                self._pool = None
+        broken.shutdown(wait=False, cancel_futures=True)
 
     def close(self, stopping: bool = False) -> None:
         """Let the workers finish and leave; at a stop, end them at once."""
@@ -124,10 +167,13 @@ class ParsePool:
         if pool is None:
             return
         if stopping:
-            pool.terminate()
-        else:
-            pool.close()
-        pool.join()
+            pool.shutdown(wait=False, cancel_futures=True)
+            # However long the page a worker is reading. The executor cannot end its
+            # workers itself (before Python 3.14); they are the only processes ragcli
+            # starts through multiprocessing.
+            for worker in multiprocessing.active_children():
+                worker.terminate()
+        pool.shutdown(wait=True)
         self._pending.clear()
         del pool
         gc.collect()  # the pool's reference cycles, and with them its semaphores
