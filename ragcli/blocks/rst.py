@@ -36,6 +36,7 @@ from ragcli.blocks.model import (
 
 ROLE_USE = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w+.-]*:)?[A-Za-z][\w+.-]*):`")
 DIRECTIVE_USE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]*)[ \t]*::", re.M)
+# A substitution reference left unresolved (`|version|`, `|name|_`): its name is group 1.
 SUBSTITUTION = re.compile(r"^\|([^|\s](?:[^|]*[^|\s])?)\|_{0,2}$")
 # `title <target>` inside a role.
 TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
