@@ -16,8 +16,8 @@ words with the question. The answer score adds what the question asks for:
 - asked_for:  1 when the sentence holds what the question's type asks for: a number for
               "how many", a date for "when", a name for "who" or "where", code or an
               identifier for "how do I" (or a lead-in to a list or code block);
-- lead_in:    the sentence ends with a colon and introduces a list or code, which is
-              quoted with it;
+- lead_in:    the sentence ends with a colon (or an ellipsis) and introduces a list or
+              code, which is quoted with it;
 - rank:       1 / the retrieval rank of the chunk it comes from;
 - names_new:  for a how-to question, the sentence as quoted (with the heading it carries,
               llm/subject.py) or the code it introduces names an identifier the question

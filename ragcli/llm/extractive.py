@@ -182,7 +182,7 @@ def _next_language(found: list[Unit], position: int) -> str:
 
 def introduced(text: str, position: int) -> tuple[str, int]:
     """The list items, table rows or code block right after unit `position` of `text`
-    (what a lead-in ending with a colon introduces), and how many units that is (an item's
+    (what a lead-in, LEAD_IN_END, introduces), and how many units that is (an item's
     later sentences are units of their own, quoted on its line)."""
     found = units(text)
     following: list[str] = []
