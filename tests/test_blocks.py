@@ -328,6 +328,35 @@ def test_an_rst_line_block_keeps_its_lines_apart():
     assert read_rst(text).blocks == [Paragraph("Requests Inc.\n1 Main Street\nSpringfield\nUSA")]
 
 
+def test_rst_doc_links_read_as_the_linked_pages_title(tmp_path):
+    """Sphinx shows an untitled `:doc:` link as the page's title; so does a chunk."""
+    from ragcli.ingest.loaders.text import load_text
+
+    docs = tmp_path / "docs"
+    (docs / "deploying").mkdir(parents=True)
+    (docs / "conf.py").write_text("project = 'x'\n")
+    (docs / "cli.rst").write_text(".. _cli:\n\nCommand Line Interface\n======================\n")
+    (docs / "deploying" / "index.rst").write_text("Deploying to Production\n" + "=" * 23 + "\n\nText.\n")
+    (docs / "deploying" / "nginx.md").write_text("# nginx\n\nText.\n")
+    (tmp_path / "secret.rst").write_text("Outside the Docs\n================\n")
+    page = docs / "deploying" / "guide.rst"
+    page.write_text(
+        "Guide\n=====\n\nSee :doc:`/cli`, :doc:`index`, :doc:`nginx`, :doc:`the CLI </cli>`, "
+        ":doc:`missing` and :doc:`../../secret`.\n"
+    )
+    text = load_text(page, "rst").sections[0].text
+    assert (
+        "See Command Line Interface, Deploying to Production, nginx, the CLI, missing and "
+        "../../secret." in text
+    )
+    # Without conf.py a "/" path has no root to start from: the link reads as written.
+    (docs / "conf.py").unlink()
+    from ragcli.blocks.sphinx_pages import sphinx_root
+
+    sphinx_root.cache_clear()
+    assert "See /cli, Deploying to Production" in load_text(page, "rst").sections[0].text
+
+
 def test_rst_sections_cite_their_lines():
     from ragcli.ingest.loaders.text import rst_sections
 

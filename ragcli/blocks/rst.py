@@ -33,6 +33,7 @@ from ragcli.blocks.model import (
     Table,
     include_text,
 )
+from ragcli.blocks.sphinx_pages import linked_page_title
 
 ROLE_USE = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w+.-]*:)?[A-Za-z][\w+.-]*):`")
 DIRECTIVE_USE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]*)[ \t]*::", re.M)
@@ -82,13 +83,15 @@ class RstDocument(Document):
     heading_lines: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
-def read_rst(text: str) -> RstDocument:
+def read_rst(text: str, source: str = "") -> RstDocument:
+    """`text`'s blocks; `source`, the file it was read from, places the pages its `:doc:`
+    links name (sphinx_pages.py)."""
     from docutils.parsers.rst import Parser
     from docutils.transforms import references
     from docutils.utils import new_document
 
     _register(text)
-    document = new_document("<rst>", _settings())
+    document = new_document(source or "<rst>", _settings())
     Parser().parse(text, document)
     document.transformer.add_transform(references.Substitutions)
     document.transformer.apply_transforms()
@@ -161,6 +164,8 @@ def _role(
         return [nodes.literal(rawtext, title or target)], []
     if name in STANDARDS and not title:  # :rfc:`7230#section-3` reads "RFC 7230"
         return [nodes.Text(f"{STANDARDS[name]} {target.split('#')[0].strip()}")], []
+    if name in ("doc", "std:doc") and not title:  # the linked page's title, as Sphinx shows
+        title = linked_page_title(target, inliner.document.get("source", "")) or ""
     return [nodes.Text(title or target)], []
 
 

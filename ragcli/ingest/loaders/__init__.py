@@ -95,7 +95,9 @@ FORMATS = _formats()
 # 5 (reST): a substitution defined outside the file reads as its name (|version| is
 #   "version"), one defined as raw HTML as nothing; :rfc: and :pep: read "RFC 7230"; a
 #   line block keeps its lines apart.
-READINGS = {"md": 4, "rst": 5, "html": 3, "ipynb": 2, "epub": 2}
+# 6 (reST): an untitled `:doc:` link reads as the linked page's title, as Sphinx shows it
+#   ("Command Line Interface", not "/cli").
+READINGS = {"md": 4, "rst": 6, "html": 3, "ipynb": 2, "epub": 2}
 
 
 def reading_of(file_type: str) -> int:

@@ -23,7 +23,9 @@ SECTION_CHARS = 1 << 20
 
 def load_text(path: Path, file_type: str) -> LoadedFile:
     text, notes = read_text(path)
-    split = {"txt": _text_sections, "md": markdown_sections, "rst": rst_sections}[file_type]
+    if file_type == "rst":  # its `:doc:` links name pages by their path from this file
+        return LoadedFile(file_type, rst_sections(text, str(path)), notes=notes)
+    split = {"txt": _text_sections, "md": markdown_sections}[file_type]
     return LoadedFile(file_type, split(text), notes=notes)
 
 
@@ -37,10 +39,10 @@ def markdown_sections(text: str) -> list[Section]:
     return list(block_sections(read_markdown(text).blocks))
 
 
-def rst_sections(text: str) -> list[Section]:
+def rst_sections(text: str, source: str = "") -> list[Section]:
     from ragcli.blocks.rst import read_rst
 
-    document = read_rst(text)
+    document = read_rst(text, source)
     sections = list(block_sections(document.blocks))
     # Each section's lines in the file, from the line of its title to the next title's.
     starts = document.heading_lines
