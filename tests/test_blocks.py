@@ -336,7 +336,8 @@ def test_rst_doc_links_read_as_the_linked_pages_title(tmp_path):
     (docs / "deploying").mkdir(parents=True)
     (docs / "conf.py").write_text("project = 'x'\n")
     (docs / "cli.rst").write_text(".. _cli:\n\nCommand Line Interface\n======================\n")
-    (docs / "deploying" / "index.rst").write_text("Deploying to Production\n" + "=" * 23 + "\n\nText.\n")
+    deploying = "Deploying to Production\n" + "=" * 23 + "\n\nText.\n"
+    (docs / "deploying" / "index.rst").write_text(deploying)
     (docs / "deploying" / "nginx.md").write_text("# nginx\n\nText.\n")
     (tmp_path / "secret.rst").write_text("Outside the Docs\n================\n")
     page = docs / "deploying" / "guide.rst"
