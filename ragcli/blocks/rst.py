@@ -16,12 +16,12 @@ import io
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ragcli.blocks.includes import LANGUAGES
 from ragcli.blocks.inline import code_span
-from ragcli.blocks.markdown import with_paths
+from ragcli.blocks.markdown import read_markdown, with_paths
 from ragcli.blocks.model import (
     Admonition,
     Block,
@@ -33,7 +33,7 @@ from ragcli.blocks.model import (
     Table,
     include_text,
 )
-from ragcli.blocks.sphinx_pages import linked_page_title
+from ragcli.blocks.sphinx_pages import linked_page, page_head
 
 ROLE_USE = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w+.-]*:)?[A-Za-z][\w+.-]*):`")
 DIRECTIVE_USE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]*)[ \t]*::", re.M)
@@ -165,8 +165,18 @@ def _role(
     if name in STANDARDS and not title:  # :rfc:`7230#section-3` reads "RFC 7230"
         return [nodes.Text(f"{STANDARDS[name]} {target.split('#')[0].strip()}")], []
     if name in ("doc", "std:doc") and not title:  # the linked page's title, as Sphinx shows
-        title = linked_page_title(target, inliner.document.get("source", "")) or ""
+        page = linked_page(target, inliner.document.get("source", ""))
+        title = (page and _page_title(page, page.stat().st_mtime_ns)) or ""
     return [nodes.Text(title or target)], []
+
+
+@lru_cache(maxsize=1024)
+def _page_title(page: Path, mtime_ns: int) -> str | None:  # mtime: a changed page is read again
+    """The first title of a page a `:doc:` link names."""
+    head = page_head(page)
+    # Read with no source: the links in the page's head stay as written.
+    blocks = read_markdown(head).blocks if page.suffix == ".md" else read_rst(head).blocks
+    return next((b.title for b in blocks if isinstance(b, Heading) and b.title), None)
 
 
 def _object_name(target: str) -> str:
