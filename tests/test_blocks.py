@@ -329,7 +329,7 @@ def test_an_rst_line_block_keeps_its_lines_apart():
 
 
 def test_rst_doc_links_read_as_the_linked_pages_title(tmp_path):
-    """Sphinx shows an untitled `:doc:` link as the page's title; so does a chunk."""
+    """Sphinx shows an untitled `:doc:` or `:ref:` link as the title it names; so does a chunk."""
     from ragcli.ingest.loaders.text import load_text
 
     docs = tmp_path / "docs"
@@ -343,13 +343,15 @@ def test_rst_doc_links_read_as_the_linked_pages_title(tmp_path):
     page = docs / "deploying" / "guide.rst"
     page.write_text(
         "Guide\n=====\n\nSee :doc:`/cli`, :doc:`index`, :doc:`nginx`, :doc:`the CLI </cli>`, "
-        ":doc:`missing` and :doc:`../../secret`.\n"
+        ":doc:`missing` and :doc:`../../secret`. Read :ref:`CLI` and :ref:`nowhere`.\n"
     )
     text = load_text(page, "rst").sections[0].text
     assert (
         "See Command Line Interface, Deploying to Production, nginx, the CLI, missing and "
         "../../secret." in text
     )
+    # An untitled :ref: reads as its labelled section's title (labels match in any case).
+    assert "Read Command Line Interface and nowhere." in text
     # Without conf.py a "/" path has no root to start from: the link reads as written.
     (docs / "conf.py").unlink()
     from ragcli.blocks.sphinx_pages import sphinx_root

@@ -33,7 +33,7 @@ from ragcli.blocks.model import (
     Table,
     include_text,
 )
-from ragcli.blocks.sphinx_pages import linked_page, page_head
+from ragcli.blocks.sphinx_pages import labelled_page, linked_page, page_head
 
 ROLE_USE = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w+.-]*:)?[A-Za-z][\w+.-]*):`")
 DIRECTIVE_USE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]*)[ \t]*::", re.M)
@@ -167,6 +167,9 @@ def _role(
     if name in ("doc", "std:doc") and not title:  # the linked page's title, as Sphinx shows
         page = linked_page(target, inliner.document.get("source", ""))
         title = (page and _page_title(page, page.stat().st_mtime_ns)) or ""
+    if name in ("ref", "std:ref") and not title:  # the labelled section's title
+        page = labelled_page(target, inliner.document.get("source", ""))
+        title = (page and _section_titles(page, page.stat().st_mtime_ns).get(target.lower())) or ""
     return [nodes.Text(title or target)], []
 
 
@@ -177,6 +180,28 @@ def _page_title(page: Path, mtime_ns: int) -> str | None:  # mtime: a changed pa
     # Read with no source: the links in the page's head stay as written.
     blocks = read_markdown(head).blocks if page.suffix == ".md" else read_rst(head).blocks
     return next((b.title for b in blocks if isinstance(b, Heading) and b.title), None)
+
+
+@lru_cache(maxsize=256)
+def _section_titles(page: Path, mtime_ns: int) -> dict[str, str]:
+    """Each label of `page` (lower-cased) that stands before a section: the section's title."""
+    from docutils import nodes
+    from docutils.parsers.rst import Parser
+    from docutils.utils import new_document
+
+    text = page.read_text(encoding="utf-8", errors="replace")
+    _register(text)
+    document = new_document("<rst>", _settings())  # no source: its own links not followed
+    Parser().parse(text, document)
+    titles: dict[str, str] = {}
+    for target in document.findall(nodes.target):
+        if target.get("refuri") or not target.get("names"):
+            continue  # a link's URL, or an anonymous target
+        section = target.next_node(nodes.section, include_self=False, descend=True, ascend=True)
+        if section is not None and section.children and isinstance(section[0], nodes.title):
+            for name in target["names"]:
+                titles.setdefault(name.lower(), section[0].astext())
+    return titles
 
 
 def _object_name(target: str) -> str:

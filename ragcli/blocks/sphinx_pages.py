@@ -1,4 +1,5 @@
-"""The page a Sphinx `:doc:` link names, whose title the link shows when it gives none.
+"""The page a Sphinx `:doc:` or `:ref:` link names, whose title the link shows when it
+gives none.
 
 `:doc:`/deploying/index`` names a page by its path without suffix: from the Sphinx source
 folder (the one holding conf.py) when it starts with "/", else from the linking page's
@@ -7,7 +8,10 @@ ragcli (blocks/rst.py reads it from the page's head). Only the top of the page i
 its title is there, and parsing every linked page whole would double a Sphinx site's
 ingest. A page that is not found, or lies outside the source folder (the linking page's
 folder when there is no conf.py), leaves the link as written. A page's title is read
-when a page linking to it is read; a new title does not make those pages read again."""
+when a page linking to it is read; a new title does not make those pages read again.
+
+`:ref:`label`` names the section after a `.. _label:` line in any page of the source
+folder; the pages are searched for that line (its text, not a parse), once per label."""
 
 from __future__ import annotations
 
@@ -54,3 +58,31 @@ def page_head(page: Path) -> str:
             return "".join(line for _, line in zip(range(HEAD_LINES), lines, strict=False))
     except OSError:
         return ""
+
+
+def labelled_page(label: str, source: str) -> Path | None:
+    """The page under the source folder of `source` that defines `.. _label:`."""
+    if not source or source.startswith("<") or not label.strip():
+        return None
+    folder = Path(source).parent
+    return _pages_by_label(sphinx_root(folder) or folder).get(label.strip().lower())
+
+
+@lru_cache(maxsize=16)
+def _pages_by_label(root: Path) -> dict[str, Path]:
+    """Each label defined under `root` (lower-cased, as Sphinx matches it): its page. Read
+    once a process: an ingest run is short, and a label added while it runs reads as
+    written until the next."""
+    pages: dict[str, Path] = {}
+    for page in sorted(root.rglob("*")):
+        if page.suffix not in (".rst", ".rest") or not page.is_file():
+            continue
+        try:
+            text = page.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            line = line.strip()
+            if line.startswith(".. _") and line.endswith(":") and not line.startswith(".. __"):
+                pages.setdefault(line[4:-1].strip().lower(), page)
+    return pages

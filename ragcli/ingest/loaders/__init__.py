@@ -96,7 +96,7 @@ FORMATS = _formats()
 #   "version"), one defined as raw HTML as nothing; :rfc: and :pep: read "RFC 7230"; a
 #   line block keeps its lines apart.
 # 6 (reST): an untitled `:doc:` link reads as the linked page's title, as Sphinx shows it
-#   ("Command Line Interface", not "/cli").
+#   ("Command Line Interface", not "/cli"); an untitled `:ref:` as its section's title.
 READINGS = {"md": 4, "rst": 6, "html": 3, "ipynb": 2, "epub": 2}
 
 
