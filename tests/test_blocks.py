@@ -357,7 +357,9 @@ def test_rst_doc_links_read_as_the_linked_pages_title(tmp_path):
     from ragcli.blocks.sphinx_pages import sphinx_root
 
     sphinx_root.cache_clear()
-    assert "See /cli, Deploying to Production" in load_text(page, "rst").sections[0].text
+    text = load_text(page, "rst").sections[0].text
+    assert "See /cli, Deploying to Production" in text
+    assert "Read CLI and nowhere." in text  # no project: no folder to search for labels
 
 
 def test_rst_sections_cite_their_lines():

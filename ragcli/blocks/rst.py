@@ -164,13 +164,23 @@ def _role(
         return [nodes.literal(rawtext, title or target)], []
     if name in STANDARDS and not title:  # :rfc:`7230#section-3` reads "RFC 7230"
         return [nodes.Text(f"{STANDARDS[name]} {target.split('#')[0].strip()}")], []
-    if name in ("doc", "std:doc") and not title:  # the linked page's title, as Sphinx shows
-        page = linked_page(target, inliner.document.get("source", ""))
-        title = (page and _page_title(page, page.stat().st_mtime_ns)) or ""
-    if name in ("ref", "std:ref") and not title:  # the labelled section's title
-        page = labelled_page(target, inliner.document.get("source", ""))
-        title = (page and _section_titles(page, page.stat().st_mtime_ns).get(target.lower())) or ""
+    if name in ("doc", "std:doc", "ref", "std:ref") and not title:
+        title = _linked_title(name.endswith("doc"), target, inliner.document.get("source", ""))
     return [nodes.Text(title or target)], []
+
+
+def _linked_title(is_doc: bool, target: str, source: str) -> str:
+    """The title Sphinx shows for an untitled `:doc:` (the page's) or `:ref:` (the labelled
+    section's); "" when the page is not found or cannot be read."""
+    try:
+        if is_doc:
+            page = linked_page(target, source)
+            return (page and _page_title(page, page.stat().st_mtime_ns)) or ""
+        page = labelled_page(target, source)
+        titles = _section_titles(page, page.stat().st_mtime_ns) if page else {}
+        return titles.get(target.strip().lower(), "")
+    except OSError:  # removed or unreadable since it was found: the link reads as written
+        return ""
 
 
 @lru_cache(maxsize=1024)

@@ -11,7 +11,8 @@ folder when there is no conf.py), leaves the link as written. A page's title is 
 when a page linking to it is read; a new title does not make those pages read again.
 
 `:ref:`label`` names the section after a `.. _label:` line in any page of the source
-folder; the pages are searched for that line (its text, not a parse), once per label."""
+folder; the pages are searched for such lines (their text, not a parse) once a process,
+and only under a folder holding conf.py."""
 
 from __future__ import annotations
 
@@ -61,11 +62,12 @@ def page_head(page: Path) -> str:
 
 
 def labelled_page(label: str, source: str) -> Path | None:
-    """The page under the source folder of `source` that defines `.. _label:`."""
+    """The page under the Sphinx source folder of `source` that defines `.. _label:`;
+    None outside a Sphinx project (no conf.py above), where there is no folder to search."""
     if not source or source.startswith("<") or not label.strip():
         return None
-    folder = Path(source).parent
-    return _pages_by_label(sphinx_root(folder) or folder).get(label.strip().lower())
+    root = sphinx_root(Path(source).parent)
+    return _pages_by_label(root).get(label.strip().lower()) if root else None
 
 
 @lru_cache(maxsize=16)
@@ -74,9 +76,7 @@ def _pages_by_label(root: Path) -> dict[str, Path]:
     once a process: an ingest run is short, and a label added while it runs reads as
     written until the next."""
     pages: dict[str, Path] = {}
-    for page in sorted(root.rglob("*")):
-        if page.suffix not in (".rst", ".rest") or not page.is_file():
-            continue
+    for page in sorted([*root.rglob("*.rst"), *root.rglob("*.rest")]):
         try:
             text = page.read_text(encoding="utf-8", errors="replace")
         except OSError:
