@@ -3,10 +3,11 @@
 # (torch==2.13.0, the CPU build) so that no dependency pulls a multi-GB CUDA build.
 # Elsewhere, point pip at PyTorch's CPU index first:
 #   PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu ./scripts/install.sh
-# --no-compile: byte-compiling all of site-packages (2 GB) was a third of a fresh install
-# (125 s against 180 s on 2 cores); Python compiles the modules it imports, once.
+# pip byte-compiles what it installs (a third of a fresh install): not skipped, since with
+# PYTHONDONTWRITEBYTECODE set, as on the CI machine, Python would never write a .pyc and
+# every test process would compile numpy, torch and chromadb from source again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/pip install -q --no-compile torch==2.13.0
-.venv/bin/pip install -q --no-compile -e '.[dev]'
+.venv/bin/pip install -q torch==2.13.0
+.venv/bin/pip install -q -e '.[dev]'
