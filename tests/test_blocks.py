@@ -338,7 +338,7 @@ def test_rst_doc_links_read_as_the_linked_pages_title(tmp_path):
     (docs / "cli.rst").write_text(".. _cli:\n\nCommand Line Interface\n======================\n")
     deploying = "Deploying to Production\n" + "=" * 23 + "\n\nText.\n"
     (docs / "deploying" / "index.rst").write_text(deploying)
-    (docs / "deploying" / "nginx.md").write_text("# nginx\n\nText.\n")
+    (docs / "deploying" / "nginx.md").write_text("# Serving with nginx\n\nText.\n")
     (tmp_path / "secret.rst").write_text("Outside the Docs\n================\n")
     page = docs / "deploying" / "guide.rst"
     page.write_text(
@@ -347,8 +347,8 @@ def test_rst_doc_links_read_as_the_linked_pages_title(tmp_path):
     )
     text = load_text(page, "rst").sections[0].text
     assert (
-        "See Command Line Interface, Deploying to Production, nginx, the CLI, missing and "
-        "../../secret." in text
+        "See Command Line Interface, Deploying to Production, Serving with nginx, the CLI, "
+        "missing and ../../secret." in text
     )
     # An untitled :ref: reads as its labelled section's title (labels match in any case).
     assert "Read Command Line Interface and nowhere." in text
