@@ -85,19 +85,27 @@ class RstDocument(Document):
 
 def read_rst(text: str, source: str = "") -> RstDocument:
     """`text`'s blocks; `source`, the file it was read from, places the pages its `:doc:`
-    links name (sphinx_pages.py)."""
-    from docutils.parsers.rst import Parser
+    and `:ref:` links name (sphinx_pages.py)."""
     from docutils.transforms import references
-    from docutils.utils import new_document
 
-    _register(text)
-    document = new_document(source or "<rst>", _settings())
-    Parser().parse(text, document)
+    document = _doctree(text, source)
     document.transformer.add_transform(references.Substitutions)
     document.transformer.apply_transforms()
     walker = _Walker()
     blocks = with_paths(walker.blocks(document.children, 0))
     return RstDocument(blocks, {}, _heading_lines(text, blocks, walker.titles))
+
+
+def _doctree(text: str, source: str = "") -> Any:
+    """`text` parsed by docutils, with the Sphinx roles and directives it uses registered;
+    no transform applied yet."""
+    from docutils.parsers.rst import Parser
+    from docutils.utils import new_document
+
+    _register(text)
+    document = new_document(source or "<rst>", _settings())
+    Parser().parse(text, document)
+    return document
 
 
 @lru_cache(maxsize=1)
@@ -196,13 +204,9 @@ def _page_title(page: Path, mtime_ns: int) -> str | None:  # mtime: a changed pa
 def _section_titles(page: Path, mtime_ns: int) -> dict[str, str]:
     """Each label of `page` (lower-cased) that stands before a section: the section's title."""
     from docutils import nodes
-    from docutils.parsers.rst import Parser
-    from docutils.utils import new_document
 
-    text = page.read_text(encoding="utf-8", errors="replace")
-    _register(text)
-    document = new_document("<rst>", _settings())  # no source: its own links not followed
-    Parser().parse(text, document)
+    # No source: the page's own links are not followed.
+    document = _doctree(page.read_text(encoding="utf-8", errors="replace"))
     titles: dict[str, str] = {}
     for target in document.findall(nodes.target):
         if target.get("refuri") or not target.get("names"):

@@ -36,9 +36,10 @@ def linked_page(target: str, source: str) -> Path | None:
     name = target.strip().lstrip("/")
     if not name:
         return None
+    fence = fence.resolve()
     for suffix in PAGE_SUFFIXES:
         page = (base / (name + suffix)).resolve()
-        if page.is_relative_to(fence.resolve()) and page.is_file():
+        if page.is_relative_to(fence) and page.is_file():
             return page
     return None
 
