@@ -5,6 +5,8 @@ locator a citation shows."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 from ragcli.ingest.loaders import LoadError, Section, load
@@ -200,6 +202,20 @@ def test_ocr_reads_a_png_and_an_image_only_pdf_page(tmp_path):
     assert pdf.ocr_pages == 2 and pdf.pages == 2
     # The blank page is reported, not silently empty.
     assert pdf.notes == ["OCR read 2 of 2 pages", "OCR found no text on page 2"]
+
+
+def test_a_palette_png_with_a_transparent_colour_is_read_without_a_warning(tmp_path):
+    # Logos and icons are often saved so; Pillow warns when such an image is converted
+    # straight to RGB, and the warning broke the ingest's progress line.
+    lines = ["Harbour lights are checked every evening."]
+    path = tmp_path / "logo.png"
+    image = make.text_image(lines).convert("P")
+    image.save(path, transparency=image.getpixel((0, 0)).to_bytes(1, "big"))
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        png = load(path)
+    assert [str(w.message) for w in shown] == []
+    assert lines[0] in " ".join(png.sections[0].text.split())
 
 
 def test_ocr_off_reports_a_scan_instead_of_reading_it(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import warnings
 
 import pytest
 
@@ -50,6 +51,40 @@ def test_worker_processes_parse_as_one_thread_does(tmp_path, monkeypatch):
     assert failures[0] == failures[1]
     assert chunks_by_file(pooled) == chunks_by_file(one)
     assert not multiprocessing.active_children()  # the workers were closed
+
+
+class WarningChunker(Chunker):
+    """Warns, as Pillow does from its own file, while a text holding "WARN ME" is read."""
+
+    def chunk(self, sections):
+        if any("WARN ME" in s.text for s in sections):
+            library = "/venv/lib/python3.11/site-packages/PIL/Image.py"
+            warnings.warn_explicit("Palette images should be converted", UserWarning, library, 1)
+        return super().chunk(sections)
+
+
+@pytest.mark.slow
+def test_a_library_warning_becomes_the_files_note_in_a_worker_and_in_one_thread(
+    tmp_path, monkeypatch, capfd
+):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for n in range(6):
+        (docs / f"note{n}.md").write_text(f"# Note {n}\n\nHarbour {n} opens at {n + 6} am.\n")
+    (docs / "logo.md").write_text("# Logo\n\nWARN ME, the logo is a palette image.\n")
+    monkeypatch.setattr(parse_pool, "POOL_AFTER", 2)
+    for workers in (2, 1):
+        settings = settings_for(tmp_path / f"w{workers}", **{"ingest.workers": workers})
+        ingestor = service.ingestor(settings)
+        warner = WarningChunker.__new__(WarningChunker)
+        warner.__dict__.update(vars(ingestor.chunker))
+        ingestor.chunker = warner
+        report = ingestor.run([docs], "docs")
+        noted = {f.path.rsplit("/", 1)[-1]: f.reason for f in report.files if f.reason}
+        assert noted == {"logo.md": "PIL warned: Palette images should be converted"}
+        assert report.count("new") == 7  # read and stored all the same
+    # Nothing reached the terminal, from this process or a worker, to break the progress line.
+    assert "Palette" not in capfd.readouterr().err
 
 
 class KillingChunker(Chunker):

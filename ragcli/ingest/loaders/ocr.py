@@ -94,7 +94,10 @@ def recognize(image: Any, languages: str) -> str:
 def _prepared(image: Any) -> Any:
     """Greyscale (Tesseract binarises it anyway) and no larger than MAX_SIDE."""
     if image.mode not in ("L", "RGB"):
-        image = image.convert("RGBA").convert("RGB") if "A" in image.mode else image.convert("RGB")
+        # Through RGBA when there is transparency (an alpha band, or a palette's transparent
+        # entry), as Pillow advises; a palette's straight conversion warns.
+        transparent = "A" in image.mode or "transparency" in image.info
+        image = image.convert("RGBA").convert("RGB") if transparent else image.convert("RGB")
     image = image.convert("L")
     if max(image.size) > MAX_SIDE:
         image = image.copy()
