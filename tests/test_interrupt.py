@@ -19,7 +19,7 @@ from tests.support.embedders import counting_ingestor
 from tests.support.storecheck import cli_env, ragcli
 
 SCIFACT = Path("/work/shared/eval/scifact/corpus.jsonl.gz")
-FILES = 900  # some 1,500 chunks: 30 s and more of embedding on this machine
+FILES = 300  # some 500 chunks: the stop after 40 files leaves seconds of embedding to do
 # Smaller write batches than the default (1024 chunks), so the first files are stored
 # within seconds and the stop lands between writes with many files to go.
 PRELUDE = "import ragcli.ingest.runner as runner\nrunner.FLUSH_CHUNKS = 48"
