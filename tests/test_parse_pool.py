@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import signal
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,13 @@ from ragcli import service
 from ragcli.ingest import parse_pool
 from ragcli.ingest.chunker import Chunker
 from tests.support.common import settings_for
+
+
+def notes(folder: Path, count: int) -> Path:
+    folder.mkdir()
+    for n in range(count):
+        (folder / f"note{n:02d}.md").write_text(f"# Note {n}\n\nHarbour {n} opens at {n + 6} am.\n")
+    return folder
 
 
 def chunks_by_file(settings) -> dict[str, list[str]]:
@@ -27,10 +35,7 @@ def chunks_by_file(settings) -> dict[str, list[str]]:
 
 @pytest.mark.slow
 def test_worker_processes_parse_as_one_thread_does(tmp_path, monkeypatch):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for n in range(12):
-        (docs / f"note{n:02d}.md").write_text(f"# Note {n}\n\nHarbour {n} opens at {n + 6} am.\n")
+    docs = notes(tmp_path / "docs", 12)
     (docs / "broken.docx").write_bytes(b"not a zip at all")
     started = []
     real = parse_pool.ParsePool._started
@@ -53,6 +58,13 @@ def test_worker_processes_parse_as_one_thread_does(tmp_path, monkeypatch):
     assert not multiprocessing.active_children()  # the workers were closed
 
 
+def chunk_with(ingestor, kind: type[Chunker]) -> None:
+    """The ingest's chunker, as a `kind` (pickled into the spawned workers with it)."""
+    chunker = kind.__new__(kind)
+    chunker.__dict__.update(vars(ingestor.chunker))
+    ingestor.chunker = chunker
+
+
 class WarningChunker(Chunker):
     """Warns, as Pillow does from its own file, while a text holding "WARN ME" is read."""
 
@@ -67,18 +79,13 @@ class WarningChunker(Chunker):
 def test_a_library_warning_becomes_the_files_note_in_a_worker_and_in_one_thread(
     tmp_path, monkeypatch, capfd
 ):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for n in range(6):
-        (docs / f"note{n}.md").write_text(f"# Note {n}\n\nHarbour {n} opens at {n + 6} am.\n")
+    docs = notes(tmp_path / "docs", 6)
     (docs / "logo.md").write_text("# Logo\n\nWARN ME, the logo is a palette image.\n")
     monkeypatch.setattr(parse_pool, "POOL_AFTER", 2)
     for workers in (2, 1):
         settings = settings_for(tmp_path / f"w{workers}", **{"ingest.workers": workers})
         ingestor = service.ingestor(settings)
-        warner = WarningChunker.__new__(WarningChunker)
-        warner.__dict__.update(vars(ingestor.chunker))
-        ingestor.chunker = warner
+        chunk_with(ingestor, WarningChunker)
         report = ingestor.run([docs], "docs")
         noted = {f.path.rsplit("/", 1)[-1]: f.reason for f in report.files if f.reason}
         assert noted == {"logo.md": "PIL warned: Palette images should be converted"}
@@ -100,17 +107,12 @@ class KillingChunker(Chunker):
 @pytest.mark.slow
 @pytest.mark.timeout(120)  # a pool that waits for a dead worker's result never returns
 def test_a_worker_that_dies_fails_only_the_file_it_was_reading(tmp_path, monkeypatch):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for n in range(10):
-        (docs / f"note{n:02d}.md").write_text(f"# Note {n}\n\nHarbour {n} opens at {n + 6} am.\n")
+    docs = notes(tmp_path / "docs", 10)
     (docs / "note04b.md").write_text("# Poison\n\nKILL ME when you read this.\n")
     monkeypatch.setattr(parse_pool, "POOL_AFTER", 0)
     settings = settings_for(tmp_path / "store", **{"ingest.workers": 2})
     ingestor = service.ingestor(settings)
-    killer = KillingChunker.__new__(KillingChunker)
-    killer.__dict__.update(vars(ingestor.chunker))
-    ingestor.chunker = killer
+    chunk_with(ingestor, KillingChunker)
     report = ingestor.run([docs], "docs")
     failed = [(f.path.rsplit("/", 1)[-1], f.reason) for f in report.files if f.status == "failed"]
     assert failed == [
