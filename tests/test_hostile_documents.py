@@ -118,7 +118,6 @@ MEMORY_SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.mark.slow
 @pytest.mark.timeout(900)  # writes and reads the million rows: ~2 minutes loaded
 def test_a_million_row_spreadsheet_reads_in_bounded_memory(tmp_path):
     import xlsxwriter  # openpyxl's dependency-free sibling writes a million rows fast
