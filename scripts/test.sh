@@ -37,7 +37,8 @@ fi
 # Every test, in two lanes side by side. One pytest keeps only about one of the two cores
 # busy (its tests mostly wait on the ragcli processes and servers they start), so the files
 # that ingest the most, and the llama.cpp and Infinity servers, run in a second pytest in
-# the background: 19 minutes instead of 30 here. Its output is shown when it ends.
+# the background: about 20 minutes instead of 30 and more on 2 cores. Its output is shown
+# when it ends.
 heavy_lane=(
     tests/test_benchmark.py tests/test_interrupt.py tests/test_scale.py
     tests/test_hostile_documents.py tests/test_hostile_files.py
