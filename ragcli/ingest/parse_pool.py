@@ -23,17 +23,15 @@ import os
 import signal
 import threading
 import time
-import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
 
 from ragcli.ingest.chunker import Chunk, Chunker
 from ragcli.ingest.loaders import LoadError, LoadOptions, configure, load
+from ragcli.ingest.warning_notes import warnings_as_notes
 
 POOL_AFTER = 8  # files parsed in the prefetch thread before the pool is started
 PARENT_CHECK_SECONDS = 0.5  # how often a worker checks that the ingesting process lives
@@ -53,54 +51,7 @@ def parse(path: Path, chunker: Chunker) -> Parsed:
     with warnings_as_notes() as warned:
         loaded = load(path)
         chunks = chunker.chunk(loaded.sections)
-    notes = loaded.notes + [note for note in warned if note not in loaded.notes]
-    return Parsed(loaded.file_type, chunks, loaded.pages, loaded.ocr_pages, notes)
-
-
-# A library's warning while it reads a file ("Palette images with Transparency …") becomes
-# that file's note, one line naming the library: printed, it would break the progress line
-# (a worker writes straight to the terminal) and show a source line nobody can act on.
-# Per thread, since the first files are read beside the ingest's other work.
-_reading = threading.local()
-_show_warning = warnings.showwarning  # how warnings were shown before the hook went in
-
-
-@contextmanager
-def warnings_as_notes() -> Iterator[list[str]]:
-    global _show_warning
-    if warnings.showwarning is not _warning_to_note:
-        _show_warning, warnings.showwarning = warnings.showwarning, _warning_to_note
-    notes: list[str] = []
-    _reading.notes = notes
-    try:
-        yield notes
-    finally:
-        _reading.notes = None
-
-
-def _warning_to_note(
-    message: Warning | str,
-    category: type[Warning],
-    filename: str,
-    lineno: int,
-    file: TextIO | None = None,
-    line: str | None = None,
-) -> None:
-    notes: list[str] | None = getattr(_reading, "notes", None)
-    if notes is None:  # not while reading a file
-        _show_warning(message, category, filename, lineno, file, line)
-        return
-    note = f"{_library(filename)} warned: {str(message).strip()}"
-    if note not in notes:
-        notes.append(note)
-
-
-def _library(filename: str) -> str:
-    """`PIL` for …/site-packages/PIL/Image.py: the package that warned."""
-    parts = Path(filename).parts
-    if "site-packages" in parts and parts.index("site-packages") + 1 < len(parts):
-        return Path(parts[parts.index("site-packages") + 1]).stem
-    return Path(filename).stem
+    return Parsed(loaded.file_type, chunks, loaded.pages, loaded.ocr_pages, loaded.notes + warned)
 
 
 def default_workers() -> int:
