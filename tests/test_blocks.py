@@ -265,6 +265,30 @@ def test_rst_is_read_by_docutils_with_sphinx_roles_and_directives(capfd):
     assert out == err == ""  # no docutils system message
 
 
+def test_an_rst_include_says_what_it_includes_without_reading_it(tmp_path):
+    """Flask's changes.rst is a title and `.. include:: ../CHANGES.rst`: the page says
+    where its text is rather than coming out empty ("no text found"); `:code:` or
+    `:literal:` make the include a code example. The file is never read."""
+    from ragcli.ingest.loaders.text import rst_sections
+
+    (tmp_path / "CHANGES.rst").write_text("Version 3.1\n-----------\n\nReleased.\n")
+    page = tmp_path / "docs" / "changes.rst"
+    page.parent.mkdir()
+    text = (
+        "Changes\n=======\n\n.. include:: ../CHANGES.rst\n\n"
+        ".. include:: ../examples/app.py\n   :code: python\n\n"
+        ".. include:: ../NOTICE\n   :literal:\n"
+    )
+    [section] = rst_sections(text, str(page))
+    assert section.heading == "Changes"
+    assert section.blocks[1:] == (
+        CodeBlock("rst", "text included from ../CHANGES.rst", "../CHANGES.rst"),
+        CodeBlock("python", "code example from ../examples/app.py", "../examples/app.py"),
+        CodeBlock("", "code example from ../NOTICE", "../NOTICE"),
+    )
+    assert "Released" not in section.text
+
+
 def test_an_rst_paragraph_ending_in_double_colon_leads_in_to_its_code():
     """All three forms of `::` make the paragraph the code's lead-in (a colon), where
     docutils renders `ends. ::` as a sentence of its own."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 # What an include block of an API page (`::: module.Name`) says before the page's name.
 API_REFERENCE = "API reference: "
+INCLUDED_TEXT = "text included from "
 
 
 @dataclass(frozen=True)
@@ -78,9 +79,12 @@ class Document:
     metadata: dict[str, str] = field(default_factory=dict)
 
 
-def include_text(target: str, api: bool = False) -> str:
-    """What an include block says in place of what it includes."""
-    return f"{API_REFERENCE}{target}" if api else f"code example from {target}"
+def include_text(target: str, api: bool = False, text: bool = False) -> str:
+    """What an include block says in place of what it includes: an API page, a page's text
+    (reST's `.. include::` of a document), else a code example."""
+    if api:
+        return f"{API_REFERENCE}{target}"
+    return f"{INCLUDED_TEXT}{target}" if text else f"code example from {target}"
 
 
 def flat(blocks: list[Block] | tuple[Block, ...]) -> list[Block]:

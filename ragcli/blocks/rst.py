@@ -138,7 +138,9 @@ def _register(text: str) -> None:
             roles.register_local_role(name, _role)
     for name in {m.group(1).lower() for m in DIRECTIVE_USE.finditer(text)} - _registered:
         _registered.add(name)
-        if name in CODE_DIRECTIVES or not _known_directive(name):
+        # docutils' own `include` would read the file (or, with file insertion off, give
+        # nothing): it is replaced, so that the page says what it includes.
+        if name in CODE_DIRECTIVES or name == "include" or not _known_directive(name):
             directives.register_directive(name, _directive_class(name))
 
 
@@ -259,10 +261,13 @@ def _directive_class(name: str) -> type:
                 block["language"] = argument.split()[0].lower() if argument else ""
                 return [block]
             if self.name in INCLUDES:
-                language = self.options.get("language") or LANGUAGES.get(
-                    PurePosixPath(argument).suffix.lower(), ""
-                )
-                return [_include_node(argument, str(language or ""), api=False)]
+                # docutils' `.. include::` pulls in reST text unless told it is code.
+                text = self.name == "include" and not {"code", "literal"} & set(self.options)
+                language = self.options.get("language") or self.options.get("code") or ""
+                language = language or LANGUAGES.get(PurePosixPath(argument).suffix.lower(), "")
+                if text:
+                    language = "rst"
+                return [_include_node(argument, str(language), api=False, text=text)]
             if AUTODOC.match(self.name):
                 if self.name.endswith(("currentmodule", "module")):
                     return []
@@ -296,10 +301,10 @@ def _directive_class(name: str) -> type:
     return Tolerated
 
 
-def _include_node(target: str, language: str, api: bool) -> Any:
+def _include_node(target: str, language: str, api: bool, text: bool = False) -> Any:
     from docutils import nodes
 
-    block = nodes.literal_block("", include_text(target, api))
+    block = nodes.literal_block("", include_text(target, api, text))
     block["language"] = language
     block["ragcli_include"] = target
     return block

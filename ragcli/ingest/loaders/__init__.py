@@ -97,7 +97,9 @@ FORMATS = _formats()
 #   line block keeps its lines apart.
 # 6 (reST): an untitled `:doc:` link reads as the linked page's title, as Sphinx shows it
 #   ("Command Line Interface", not "/cli"); an untitled `:ref:` as its section's title.
-READINGS = {"md": 4, "rst": 6, "html": 3, "ipynb": 2, "epub": 2}
+# 7 (reST): `.. include::` reads as a block naming the file ("text included from
+#   ../CHANGES.rst"), so a page that only includes another is no longer empty.
+READINGS = {"md": 4, "rst": 7, "html": 3, "ipynb": 2, "epub": 2}
 
 
 def reading_of(file_type: str) -> int:
