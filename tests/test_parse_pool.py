@@ -7,6 +7,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
+import types
 import warnings
 from pathlib import Path
 
@@ -65,13 +67,27 @@ def chunk_with(ingestor, kind: type[Chunker]) -> None:
     ingestor.chunker = chunker
 
 
+# A module standing for Pillow's PIL/Image.py, imported in every worker with this file: as
+# warnings.warn() does, a warning from its line is recorded in its registry, and Python
+# shows it once per process.
+PILLOW = types.ModuleType("pillow_like_image")
+PILLOW.__file__ = "/venv/lib/python3.11/site-packages/PIL/Image.py"
+PILLOW.__warningregistry__ = {}
+sys.modules[PILLOW.__name__] = PILLOW
+
+
 class WarningChunker(Chunker):
     """Warns, as Pillow does from its own file, while a text holding "WARN ME" is read."""
 
     def chunk(self, sections):
         if any("WARN ME" in s.text for s in sections):
-            library = "/venv/lib/python3.11/site-packages/PIL/Image.py"
-            warnings.warn_explicit("Palette images should be converted", UserWarning, library, 1)
+            warnings.warn_explicit(
+                "Palette images should be converted",
+                UserWarning,
+                PILLOW.__file__,
+                1,
+                registry=PILLOW.__warningregistry__,
+            )
         return super().chunk(sections)
 
 
@@ -80,7 +96,10 @@ def test_a_library_warning_becomes_the_files_note_in_a_worker_and_in_one_thread(
     tmp_path, monkeypatch, capfd
 ):
     docs = notes(tmp_path / "docs", 6)
-    (docs / "logo.md").write_text("# Logo\n\nWARN ME, the logo is a palette image.\n")
+    # Alike, the second warns from the same line; after the notes, so that with two workers
+    # the pool reads them, not the thread that reads the first files.
+    for name in ("warn-logo", "warn-icon"):
+        (docs / f"{name}.md").write_text(f"# {name}\n\nWARN ME, the {name} is a palette image.\n")
     monkeypatch.setattr(parse_pool, "POOL_AFTER", 2)
     for workers in (2, 1):
         settings = settings_for(tmp_path / f"w{workers}", **{"ingest.workers": workers})
@@ -88,8 +107,9 @@ def test_a_library_warning_becomes_the_files_note_in_a_worker_and_in_one_thread(
         chunk_with(ingestor, WarningChunker)
         report = ingestor.run([docs], "docs")
         noted = {f.path.rsplit("/", 1)[-1]: f.reason for f in report.files if f.reason}
-        assert noted == {"logo.md": "PIL warned: Palette images should be converted"}
-        assert report.count("new") == 7  # read and stored all the same
+        note = "PIL warned: Palette images should be converted"
+        assert noted == {"warn-logo.md": note, "warn-icon.md": note}
+        assert report.count("new") == 8  # read and stored all the same
     # Nothing reached the terminal, from this process or a worker, to break the progress line.
     assert "Palette" not in capfd.readouterr().err
 

@@ -6,6 +6,7 @@ work; a warning outside a file's read is shown as before."""
 
 from __future__ import annotations
 
+import sys
 import threading
 import warnings
 from collections.abc import Iterator
@@ -46,6 +47,17 @@ def _warning_to_note(
     note = f"{_library(filename)} warned: {str(message).strip()}"
     if note not in notes:
         notes.append(note)
+    _forget_shown(filename)
+
+
+def _forget_shown(filename: str) -> None:
+    """Python shows a warning from one line once per process, recording it in the warning
+    module's registry: forgotten, so that the next file that warns alike gets its note."""
+    for module in list(sys.modules.values()):
+        if getattr(module, "__file__", None) == filename:
+            registry = getattr(module, "__warningregistry__", None)
+            if isinstance(registry, dict):
+                registry.clear()
 
 
 def _library(filename: str) -> str:
