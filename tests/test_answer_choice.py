@@ -33,6 +33,16 @@ DATA = Path(__file__).parent / "data"
         ("My program panicked. How do I see the calls that led there?", "instruction"),
         ("It asks for a password! How can I skip that?", "instruction"),
         ("My program panicked. Why did it stop there?", "other"),
+        # How a thing of the asker's, or some subject, can be made to do something; what a
+        # named tool can do; a problem followed by "How?".
+        ("How can a view return JSON?", "instruction"),
+        ("How does my script read its environment?", "instruction"),
+        ("Can the linter sort my imports?", "instruction"),
+        ("My tests need a fake server. How?", "instruction"),
+        ("What flag turns on verbose output?", "instruction"),
+        # Asking leave, or how the world works, is no instruction.
+        ("Can I get a refund after a month?", "other"),
+        ("How does the river reach the sea?", "other"),
         ("How many moons does Jupiter have?", "number"),
         ("What does the Business plan cost?", "number"),
         ("When was the bridge opened?", "date"),

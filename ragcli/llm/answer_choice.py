@@ -66,12 +66,17 @@ QuestionKind = Literal["instruction", "number", "date", "name", "other"]
 # The type of answer a question asks for, from its question words (English question forms).
 # An instruction may follow a clause ("Where are configs kept, and how do I get …?") or
 # the sentence that sets out the problem ("My program panicked. How do I see …?").
+# "How can <anything>" and "How does my <thing>" ask how to make something do a thing;
+# "Can httpx retry …?" asks what a named tool can do, answered by the feature that does it,
+# where "Can I get a refund?" asks leave (a yes or no, not an instruction).
 INSTRUCTION = re.compile(
     r"(?:^|[,;]\s*(?:and|or|but)?\s*|[.!?:]\s+|^\s*(?:and|so|then|also)\s+)"
     r"(?:how\s+(?:do|can|could|should|would|may|must)\s+(?:i|we|you|one)\b|how\s+to\b"
+    r"|how\s+(?:can|could)\s+\w|how\s+(?:do|does)\s+(?:my|our|your)\s"
+    r"|can\s+(?!(?:i|we|you|one|my|our|your)\b)(?:the\s+)?\w+\s+(?!be\b)\w+|how\s*\?\s*$"
     r"|what\s+(?:do|should|can|could|would)\s+(?:i|we|you|one)\s+use\b"
     r"|what(?:'s|\s+is|\s+are)\s+the\s+(?:command|syntax|way|steps|option|setting|flag)"
-    r"|which\s+(?:command|option|setting|flag|function|method|class|parameter|argument)s?\b"
+    r"|(?:which|what)\s+(?:command|option|setting|flag|function|method|class|parameter|argument)s?\b"
     r"|is\s+there\s+(?:a|an|any)\s+(?:way|option|setting|flag|command|tool|library|package)\b)",
     re.I,
 )
