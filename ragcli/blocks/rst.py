@@ -260,14 +260,13 @@ def _directive_class(name: str) -> type:
                 block = nodes.literal_block("", "\n".join(self.content))
                 block["language"] = argument.split()[0].lower() if argument else ""
                 return [block]
-            if self.name in INCLUDES:
+            if self.name == "include" and not {"code", "literal"} & set(self.options):
                 # docutils' `.. include::` pulls in reST text unless told it is code.
-                text = self.name == "include" and not {"code", "literal"} & set(self.options)
+                return [_include_node(argument, "rst", api=False, text=True)]
+            if self.name in INCLUDES:
                 language = self.options.get("language") or self.options.get("code") or ""
                 language = language or LANGUAGES.get(PurePosixPath(argument).suffix.lower(), "")
-                if text:
-                    language = "rst"
-                return [_include_node(argument, str(language), api=False, text=text)]
+                return [_include_node(argument, str(language), api=False)]
             if AUTODOC.match(self.name):
                 if self.name.endswith(("currentmodule", "module")):
                     return []
