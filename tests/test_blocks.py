@@ -268,7 +268,8 @@ def test_rst_is_read_by_docutils_with_sphinx_roles_and_directives(capfd):
 def test_an_rst_include_says_what_it_includes_without_reading_it(tmp_path):
     """Flask's changes.rst is a title and `.. include:: ../CHANGES.rst`: the page says
     where its text is rather than coming out empty ("no text found"); `:code:` or
-    `:literal:` make the include a code example. The file is never read."""
+    `:literal:` make the include a code example. The file is never read. A set of
+    substitutions docutils ships (`<isonum.txt>`) is read from docutils: |copy| is ©."""
     from ragcli.ingest.loaders.text import rst_sections
 
     (tmp_path / "CHANGES.rst").write_text("Version 3.1\n-----------\n\nReleased.\n")
@@ -277,7 +278,8 @@ def test_an_rst_include_says_what_it_includes_without_reading_it(tmp_path):
     text = (
         "Changes\n=======\n\n.. include:: ../CHANGES.rst\n\n"
         ".. include:: ../examples/app.py\n   :code: python\n\n"
-        ".. include:: ../NOTICE\n   :literal:\n"
+        ".. include:: ../NOTICE\n   :literal:\n\n"
+        ".. include:: <isonum.txt>\n\n|copy| 2010 Pallets.\n"
     )
     [section] = rst_sections(text, str(page))
     assert section.heading == "Changes"
@@ -285,6 +287,7 @@ def test_an_rst_include_says_what_it_includes_without_reading_it(tmp_path):
         CodeBlock("rst", "text included from ../CHANGES.rst", "../CHANGES.rst"),
         CodeBlock("python", "code example from ../examples/app.py", "../examples/app.py"),
         CodeBlock("", "code example from ../NOTICE", "../NOTICE"),
+        Paragraph("© 2010 Pallets."),
     )
     assert "Released" not in section.text
 

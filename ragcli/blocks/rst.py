@@ -260,6 +260,8 @@ def _directive_class(name: str) -> type:
                 block = nodes.literal_block("", "\n".join(self.content))
                 block["language"] = argument.split()[0].lower() if argument else ""
                 return [block]
+            if self.name == "include" and argument.startswith("<") and argument.endswith(">"):
+                return self._standard_definitions(argument[1:-1])
             if self.name == "include" and not {"code", "literal"} & set(self.options):
                 # docutils' `.. include::` pulls in reST text unless told it is code.
                 return [_include_node(argument, "rst", api=False, text=True)]
@@ -295,6 +297,19 @@ def _directive_class(name: str) -> type:
             container = nodes.container()
             self.state.nested_parse(self.content, self.content_offset, container)
             return found + list(container.children)
+
+        def _standard_definitions(self, name: str) -> list[Any]:
+            """`.. include:: <isonum.txt>`: one of the substitution sets docutils ships
+            (|copy| is ©), read from docutils itself, never from the user's files."""
+            from docutils.parsers.rst import states
+
+            folder = Path(states.__file__).parent / "include"
+            path = folder / name
+            if path.parent != folder or not path.is_file():
+                return []  # not a standard set: nothing to say
+            lines = path.read_text(encoding="utf-8").splitlines()
+            self.state_machine.insert_input(lines, str(path))
+            return []
 
     Tolerated.__name__ = "Tolerated_" + re.sub(r"\W", "_", name)
     return Tolerated

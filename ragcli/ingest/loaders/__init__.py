@@ -98,7 +98,8 @@ FORMATS = _formats()
 # 6 (reST): an untitled `:doc:` link reads as the linked page's title, as Sphinx shows it
 #   ("Command Line Interface", not "/cli"); an untitled `:ref:` as its section's title.
 # 7 (reST): `.. include::` reads as a block naming the file ("text included from
-#   ../CHANGES.rst"), so a page that only includes another is no longer empty.
+#   ../CHANGES.rst"), so a page that only includes another is no longer empty; one of
+#   docutils' own substitution sets (`<isonum.txt>`) is read, so |copy| reads ©.
 READINGS = {"md": 4, "rst": 7, "html": 3, "ipynb": 2, "epub": 2}
 
 
