@@ -25,11 +25,14 @@ def warnings_as_notes() -> Iterator[list[str]]:
     if warnings.showwarning is not _warning_to_note:
         _show_warning, warnings.showwarning = warnings.showwarning, _warning_to_note
     notes: list[str] = []
-    _reading.notes = notes
+    _reading.notes, _reading.warned_from = notes, set()
     try:
         yield notes
     finally:
-        _reading.notes = None
+        # Within a file its registry keeps a warning repeated a million times cheap; after
+        # it, the next file that warns alike must get its note.
+        _forget_shown(_reading.warned_from)
+        _reading.notes = _reading.warned_from = None
 
 
 def _warning_to_note(
@@ -47,14 +50,17 @@ def _warning_to_note(
     note = f"{_library(filename)} warned: {str(message).strip()}"
     if note not in notes:
         notes.append(note)
-    _forget_shown(filename)
+    _reading.warned_from.add(filename)
 
 
-def _forget_shown(filename: str) -> None:
+def _forget_shown(filenames: set[str]) -> None:
     """Python shows a warning from one line once per process, recording it in the warning
-    module's registry: forgotten, so that the next file that warns alike gets its note."""
+    module's registry: the registries of the modules in `filenames` forget what they
+    showed."""
+    if not filenames:
+        return
     for module in list(sys.modules.values()):
-        if getattr(module, "__file__", None) == filename:
+        if getattr(module, "__file__", None) in filenames:
             registry = getattr(module, "__warningregistry__", None)
             if isinstance(registry, dict):
                 registry.clear()
