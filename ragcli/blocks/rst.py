@@ -301,9 +301,9 @@ def _directive_class(name: str) -> type:
         def _standard_definitions(self, name: str) -> list[Any]:
             """`.. include:: <isonum.txt>`: one of the substitution sets docutils ships
             (|copy| is ©), read from docutils itself, never from the user's files."""
-            from docutils.parsers.rst import states
+            from docutils.parsers.rst.directives.misc import Include
 
-            folder = Path(states.__file__).parent / "include"
+            folder = Path(Include.standard_include_path)  # where docutils keeps them
             path = folder / name
             if path.parent != folder or not path.is_file():
                 return []  # not a standard set: nothing to say
