@@ -73,6 +73,8 @@ SILENT = frozenset(
     "toctree index highlight tabularcolumns only centered hlist sectionauthor codeauthor "
     "moduleauthor default-role default-domain meta raw image figure".split()
 )
+# The longest line docutils reads: a section's worth (ingest/loaders/text.py's SECTION_CHARS).
+LINE_LENGTH_LIMIT = 1 << 20
 
 
 @dataclass
@@ -118,6 +120,10 @@ def _settings() -> Any:
     settings.halt_level = 5  # ... nor raised
     settings.warning_stream = io.StringIO()
     settings.file_insertion_enabled = False  # `.. include::` never reads a file
+    # A longer line is an error that drops its paragraph, unread (docutils' default is
+    # 10,000 characters). Docutils parses a paragraph's inline markup as one text, so one
+    # long line costs what the same paragraph over many lines does.
+    settings.line_length_limit = LINE_LENGTH_LIMIT
     # Raw HTML is parsed so that a substitution defined with it (`.. |br| raw:: html`) is
     # known, and then left out; with file insertion off, `:file:` and `:url:` read nothing.
     settings.raw_enabled = True

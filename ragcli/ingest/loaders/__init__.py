@@ -100,7 +100,8 @@ FORMATS = _formats()
 # 7 (reST): `.. include::` reads as a block naming the file ("text included from
 #   ../CHANGES.rst"), so a page that only includes another is no longer empty; one of
 #   docutils' own substitution sets (`<isonum.txt>`) is read, so |copy| reads ©.
-READINGS = {"md": 4, "rst": 7, "html": 3, "ipynb": 2, "epub": 2}
+# 8 (reST): a paragraph on a line over 10,000 characters is read, not dropped.
+READINGS = {"md": 4, "rst": 8, "html": 3, "ipynb": 2, "epub": 2}
 
 
 def reading_of(file_type: str) -> int:
@@ -143,14 +144,19 @@ def load(path: Path, options: LoadOptions | None = None) -> LoadedFile:
     module_name, function_name = found.loader.split(":")
     module = importlib.import_module(f"ragcli.ingest.loaders.{module_name}")
     function: Callable[..., LoadedFile] = getattr(module, function_name)
-    if module_name in ("pdf", "ocr"):
-        from ragcli.ingest.prefetch import stopping
+    try:
+        if module_name in ("pdf", "ocr"):
+            from ragcli.ingest.prefetch import stopping
 
-        loaded = function(path, options, stopping)
-    elif module_name in ("text", "sheets"):
-        loaded = function(path, found.file_type)
-    else:
-        loaded = function(path)
+            loaded = function(path, options, stopping)
+        elif module_name in ("text", "sheets"):
+            loaded = function(path, found.file_type)
+        else:
+            loaded = function(path)
+    except RecursionError:
+        # docutils, and the walk of an HTML tree, go a level deeper in Python's stack for
+        # each nested block or tag: a few hundred levels of quotes or `<div>`s exhaust it.
+        raise LoadError("nested too deeply to read (hundreds of levels)") from None
     loaded.sections = [s for s in loaded.sections if s.text.strip()]
     if not loaded.sections:
         raise LoadError(_empty_reason(loaded))
