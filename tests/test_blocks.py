@@ -4,6 +4,7 @@ normalised Markdown a chunk holds reads back into the blocks it was written from
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -462,6 +463,30 @@ def test_sloppy_html_keeps_what_an_unclosed_heading_swallowed():
 
     _, blocks = html_document("<body><h1>Title<p>Text under it, the tag never closed.</body>")
     assert blocks == [Heading(1, "Title", ()), Paragraph("Text under it, the tag never closed.")]
+
+
+def test_html_list_items_without_end_tags_are_items_of_their_own():
+    """HTML lets a page leave out `</li>` and `</p>`: each ends where the next begins, as a
+    browser reads it, not nested in the one before (one item holding the whole list)."""
+    from ragcli.blocks.html import html_document
+
+    page = "<ul><li>Backups run nightly<li>Restores take an hour</ul><p>First<p>Second"
+    _, blocks = html_document(page)
+    assert blocks == [
+        ListItem("Backups run nightly"),
+        ListItem("Restores take an hour"),
+        Paragraph("First"),
+        Paragraph("Second"),
+    ]
+
+
+def test_an_xhtml_chapter_reads_without_a_warning():
+    from ragcli.blocks.html import html_document
+
+    chapter = '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><body><p>Text</p></body></html>'
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning would be a note on the file
+        assert html_document(chapter)[1] == [Paragraph("Text")]
 
 
 def test_deeply_nested_markdown_is_not_dropped():

@@ -30,6 +30,7 @@ PHRASING = INLINE | {"br", "img"}
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
 # A cell holding one of these is a page's layout, not data: such a table is read as blocks.
 LAYOUT = "address article blockquote div dl form h1 h2 h3 h4 h5 h6 ol p pre section table ul"
+XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*>")
 LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight|sourceCode)-(\w[\w+#-]*)$")
 ADMONITION_KINDS = frozenset(
     "note tip hint important warning caution danger error attention info seealso todo "
@@ -41,7 +42,12 @@ def html_document(html: str) -> tuple[str | None, list[Block]]:
     """The page's title and its blocks."""
     from bs4 import BeautifulSoup
 
-    soup = BeautifulSoup(html, "html.parser")
+    # lxml builds the tree as browsers do: an `<li>` or `<p>` whose end tag is left out
+    # (as HTML allows) ends at the next one. html.parser nests each in the one before, so
+    # a list of items without `</li>` would read as one item. An EPUB chapter is XHTML,
+    # read as HTML on purpose: without its XML declaration BeautifulSoup does not warn
+    # about that (a warning would become a note on the file, ingest/warning_notes.py).
+    soup = BeautifulSoup(XML_DECLARATION.sub("", html, count=1), "lxml")
     title = soup.title.get_text(" ", strip=True) if soup.title else None
     for hidden in soup(HIDDEN):
         hidden.decompose()
@@ -107,7 +113,7 @@ class _Walker:
 
     def heading(self, tag: Any, depth: int) -> None:
         """A heading, and what an unclosed one swallowed: `<h1>Title<p>Text…` (sloppy HTML,
-        which html.parser nests as written) is a heading "Title" and a paragraph."""
+        which the parser may nest as written) is a heading "Title" and a paragraph."""
         from bs4 import NavigableString, Tag
 
         children = list(tag.children)

@@ -101,7 +101,9 @@ FORMATS = _formats()
 #   ../CHANGES.rst"), so a page that only includes another is no longer empty; one of
 #   docutils' own substitution sets (`<isonum.txt>`) is read, so |copy| reads ©.
 # 8 (reST): a paragraph on a line over 10,000 characters is read, not dropped.
-READINGS = {"md": 4, "rst": 8, "html": 3, "ipynb": 2, "epub": 2}
+# HTML 4 and EPUB 3: lxml builds the tree, so an `<li>` or `<p>` whose end tag is left out
+#   ends at the next one, as in a browser (html.parser nested it in the one before).
+READINGS = {"md": 4, "rst": 8, "html": 4, "ipynb": 2, "epub": 3}
 
 
 def reading_of(file_type: str) -> int:
