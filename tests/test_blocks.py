@@ -480,6 +480,14 @@ def test_html_list_items_without_end_tags_are_items_of_their_own():
     ]
 
 
+def test_html_nested_thousands_deep_keeps_its_text():
+    from ragcli.blocks.html import html_document
+
+    page = "<b>" * 3000 + "The vault opens at nine.<p>After it.</p>"
+    texts = " ".join(getattr(b, "text", "") for b in html_document(page)[1])
+    assert "The vault opens at nine." in texts and "After it." in texts
+
+
 def test_an_xhtml_chapter_reads_without_a_warning():
     from ragcli.blocks.html import html_document
 

@@ -30,6 +30,8 @@ PHRASING = INLINE | {"br", "img"}
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
 # A cell holding one of these is a page's layout, not data: such a table is read as blocks.
 LAYOUT = "address article blockquote div dl form h1 h2 h3 h4 h5 h6 ol p pre section table ul"
+# How deep the walk goes into nested elements; real pages stay far above it.
+MAX_DEPTH = 100
 XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*>")
 LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight|sourceCode)-(\w[\w+#-]*)$")
 ADMONITION_KINDS = frozenset(
@@ -51,10 +53,26 @@ def html_document(html: str) -> tuple[str | None, list[Block]]:
     title = soup.title.get_text(" ", strip=True) if soup.title else None
     for hidden in soup(HIDDEN):
         hidden.decompose()
+    _flatten_below(soup, MAX_DEPTH)
     walker = _Walker()
     walker.walk(soup, 0)
     walker.flush()
     return title or None, walker.found
+
+
+def _flatten_below(soup: Any, depth: int) -> None:
+    """Each element `depth` levels down holds its text alone: the walk below goes a level
+    deeper in Python's stack for each nested element, and sloppy HTML (hundreds of unclosed
+    `<font>` or `<b>` tags) nests that deep. Its text is kept, its structure not."""
+    levels = {id(soup): 0}
+    for tag in soup.find_all(True):  # in document order: a parent before its children
+        above = levels.get(id(tag.parent))
+        if above is None:
+            continue  # inside an element flattened already
+        level = above + 1
+        levels[id(tag)] = level
+        if level == depth and tag.find(True) is not None:
+            tag.string = tag.get_text(" ")
 
 
 def html_blocks(html: str) -> list[Block]:
