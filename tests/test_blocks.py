@@ -356,6 +356,35 @@ def test_an_rst_line_block_keeps_its_lines_apart():
     assert read_rst(text).blocks == [Paragraph("Requests Inc.\n1 Main Street\nSpringfield\nUSA")]
 
 
+def test_a_directive_read_first_does_not_hide_the_role_of_its_name():
+    """Sphinx has a `data` directive and a `data` role (and others alike). Roles and
+    directives are registered as pages use them, in one process: a page using the
+    directive, read first, must leave the role of the same name registered too."""
+    from ragcli.ingest.loaders.text import rst_sections
+
+    # A name no other test uses, so that this one is the first to register it.
+    directive_page = "Codes\n=====\n\n.. tallymark:: STATUS_CODES\n\n   A table of codes.\n"
+    role_page = "Logging\n=======\n\nThe level is set to :tallymark:`~logging.INFO` at first.\n"
+    assert "`STATUS_CODES`" in rst_sections(directive_page)[0].text
+    text = rst_sections(role_page)[0].text
+    assert ":tallymark:" not in text and "logging.INFO at first." in text
+
+
+def test_an_rst_page_of_autodoc_alone_names_its_module():
+    """An API page that is a title and `.. automodule::` is a reference to the module, not
+    "no text found" (Sphinx's `module` directive alone says nothing)."""
+    from ragcli.ingest.loaders.text import rst_sections
+
+    page = "SOCKS Proxies\n=============\n\n.. automodule:: urllib3.contrib.socks\n   :members:\n"
+    [section] = rst_sections(page)
+    assert section.blocks[1] == CodeBlock(
+        "", "API reference: urllib3.contrib.socks", "urllib3.contrib.socks"
+    )
+    assert rst_sections("Title\n=====\n\n.. module:: urllib3\n\nText.\n")[0].text == (
+        "# Title\n\nText."
+    )
+
+
 def test_rst_doc_links_read_as_the_linked_pages_title(tmp_path):
     """Sphinx shows an untitled `:doc:` or `:ref:` link as the title it names; so does a chunk."""
     from ragcli.ingest.loaders.text import load_text

@@ -131,19 +131,22 @@ def _settings() -> Any:
     return settings
 
 
-_registered: set[str] = set()
+# The names registered so far, apart: Sphinx has a `data` role and a `data` directive, and
+# registering one must not stand for the other (a page's `:data:` would read raw).
+_registered_roles: set[str] = set()
+_registered_directives: set[str] = set()
 
 
 def _register(text: str) -> None:
     """Register the Sphinx roles and directives `text` uses that docutils lacks."""
     from docutils.parsers.rst import directives, roles
 
-    for name in {m.group(1).lower() for m in ROLE_USE.finditer(text)} - _registered:
-        _registered.add(name)
+    for name in {m.group(1).lower() for m in ROLE_USE.finditer(text)} - _registered_roles:
+        _registered_roles.add(name)
         if name not in ("code", "literal", "math") and not _known_role(name):
             roles.register_local_role(name, _role)
-    for name in {m.group(1).lower() for m in DIRECTIVE_USE.finditer(text)} - _registered:
-        _registered.add(name)
+    for name in {m.group(1).lower() for m in DIRECTIVE_USE.finditer(text)} - _registered_directives:
+        _registered_directives.add(name)
         # docutils' own `include` would read the file (or, with file insertion off, give
         # nothing): it is replaced, so that the page says what it includes.
         if name in CODE_DIRECTIVES or name == "include" or not _known_directive(name):
@@ -276,7 +279,7 @@ def _directive_class(name: str) -> type:
                 language = language or LANGUAGES.get(PurePosixPath(argument).suffix.lower(), "")
                 return [_include_node(argument, str(language), api=False)]
             if AUTODOC.match(self.name):
-                if self.name.endswith(("currentmodule", "module")):
+                if not self.name.startswith("auto"):  # `module` only sets the module
                     return []
                 return [_include_node(argument.split("(")[0].strip(), "", api=True)]
             if self.name in SILENT:
