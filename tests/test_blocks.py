@@ -20,6 +20,7 @@ from ragcli.blocks.model import (
     flat,
 )
 from ragcli.blocks.render import render
+from ragcli.ingest.loaders import LoadError
 
 DOCS = Path(__file__).resolve().parents[2] / "shared" / "eval" / "docs"
 
@@ -383,6 +384,30 @@ def test_an_rst_page_of_autodoc_alone_names_its_module():
     assert rst_sections("Title\n=====\n\n.. module:: urllib3\n\nText.\n")[0].text == (
         "# Title\n\nText."
     )
+
+
+def test_an_rst_page_that_is_only_a_toctree_is_skipped_not_failed(tmp_path):
+    """A Sphinx index page lists other pages and says nothing itself: ingest skips it with
+    that reason (a failure would set the exit code for a folder of good pages)."""
+    from ragcli.ingest.files import _failure
+    from ragcli.ingest.loaders import NothingOfItsOwn, load
+
+    page = tmp_path / "index.rst"
+    page.write_text("API Reference\n=============\n\n.. toctree::\n   :maxdepth: 2\n\n   request\n")
+    with pytest.raises(NothingOfItsOwn) as caught:
+        load(page)
+    outcome = _failure(page, str(page), caught.value)
+    assert (outcome.status, outcome.reason) == (
+        "skipped",
+        "only a table of contents (toctree): its pages are read",
+    )
+    page.write_text("API Reference\n=============\n\nThe classes.\n\n.. toctree::\n\n   request\n")
+    assert load(page).sections[0].text == "# API Reference\n\nThe classes."
+    empty = tmp_path / "empty.rst"  # no toctree: nothing at all is still a failure
+    empty.write_text("Title\n=====\n")
+    with pytest.raises(LoadError, match="no text found") as caught:
+        load(empty)
+    assert not isinstance(caught.value, NothingOfItsOwn)
 
 
 def test_rst_doc_links_read_as_the_linked_pages_title(tmp_path):

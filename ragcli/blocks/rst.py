@@ -83,6 +83,8 @@ class RstDocument(Document):
     # in the file (1-based), for `lines N–M` citations; those before the first heading
     # under the key 0.
     heading_lines: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # It has a `.. toctree::` (read as nothing: the pages it lists are read themselves).
+    lists_pages: bool = False
 
 
 def read_rst(text: str, source: str = "") -> RstDocument:
@@ -95,7 +97,8 @@ def read_rst(text: str, source: str = "") -> RstDocument:
     document.transformer.apply_transforms()
     walker = _Walker()
     blocks = with_paths(walker.blocks(document.children, 0))
-    return RstDocument(blocks, {}, _heading_lines(text, blocks, walker.titles))
+    heading_lines = _heading_lines(text, blocks, walker.titles)
+    return RstDocument(blocks, {}, heading_lines, bool(document.get("ragcli_toctree")))
 
 
 def _doctree(text: str, source: str = "") -> Any:
@@ -283,6 +286,8 @@ def _directive_class(name: str) -> type:
                     return []
                 return [_include_node(argument.split("(")[0].strip(), "", api=True)]
             if self.name in SILENT:
+                if self.name == "toctree":
+                    self.state.document["ragcli_toctree"] = True
                 return []
             found: list[Any] = []
             if self.name in VERSIONS:

@@ -11,6 +11,7 @@ from ragcli.ingest.chunker import Chunk, Chunker
 from ragcli.ingest.items import FileOutcome, Item
 from ragcli.ingest.loaders import (
     LoadError,
+    NothingOfItsOwn,
     current_options,
     file_type_of,
     iter_sections,
@@ -248,6 +249,8 @@ class FileSource:
 
 
 def _failure(path: Path, key: str, exc: Exception) -> FileOutcome:
+    if isinstance(exc, NothingOfItsOwn):
+        return FileOutcome(key, "skipped", str(exc))
     if isinstance(exc, LoadError):
         return FileOutcome(key, "failed", str(exc))
     if isinstance(exc, PermissionError):

@@ -18,6 +18,7 @@ from ragcli.ingest.loaders.base import (
     LoadedFile,
     LoadError,
     LoadOptions,
+    NothingOfItsOwn,
     Section,
     lines_locator,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "LoadError",
     "LoadOptions",
     "LoadedFile",
+    "NothingOfItsOwn",
     "Section",
     "configure",
     "current_options",
@@ -100,7 +102,9 @@ FORMATS = _formats()
 # 7 (reST): `.. include::` reads as a block naming the file ("text included from
 #   ../CHANGES.rst"), so a page that only includes another is no longer empty; one of
 #   docutils' own substitution sets (`<isonum.txt>`) is read, so |copy| reads ©.
-# 8 (reST): a paragraph on a line over 10,000 characters is read, not dropped.
+# 8 (reST): a paragraph on a line over 10,000 characters is read, not dropped;
+#   `.. automodule::` is a reference to its module; a `:data:` role is read after a page
+#   with a `data` directive; a page that is only a toctree is skipped, not failed.
 # HTML 4 and EPUB 3: lxml builds the tree, so an `<li>` or `<p>` whose end tag is left out
 #   ends at the next one, as in a browser (html.parser nested it in the one before).
 READINGS = {"md": 4, "rst": 8, "html": 4, "ipynb": 2, "epub": 3}

@@ -19,6 +19,11 @@ class LoadError(Exception):
     """The file cannot be ingested; the message is the reason shown to the user, one line."""
 
 
+class NothingOfItsOwn(LoadError):
+    """The file holds no text of its own by design (a Sphinx page that is only a table of
+    contents): skipped with this reason, not failed."""
+
+
 @dataclass
 class Section:
     text: str

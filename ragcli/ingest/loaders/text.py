@@ -13,7 +13,7 @@ from pathlib import Path
 from ragcli.blocks.examples import one_reference_per_example
 from ragcli.blocks.model import Admonition, Block, Heading, Table
 from ragcli.blocks.render import render
-from ragcli.ingest.loaders.base import LoadedFile, Section, lines_locator
+from ragcli.ingest.loaders.base import LoadedFile, NothingOfItsOwn, Section, lines_locator
 from ragcli.ingest.loaders.encoding import read_text
 
 # A section longer than this comes in several parts under the same heading, so a huge
@@ -44,6 +44,9 @@ def rst_sections(text: str, source: str = "") -> list[Section]:
 
     document = read_rst(text, source)
     sections = list(block_sections(document.blocks))
+    if not sections and document.lists_pages:
+        # An index page: Sphinx shows it as links to the pages it lists, read on their own.
+        raise NothingOfItsOwn("only a table of contents (toctree): its pages are read")
     # Each section's lines in the file, from the line of its title to the next title's.
     starts = document.heading_lines
     for section in sections:
