@@ -357,6 +357,49 @@ def test_an_rst_line_block_keeps_its_lines_apart():
     assert read_rst(text).blocks == [Paragraph("Requests Inc.\n1 Main Street\nSpringfield\nUSA")]
 
 
+def test_myst_roles_in_markdown_read_as_rest_roles_do():
+    """Sphinx's Markdown (MyST) writes a role as {name}`target`: it reads as the same role
+    written in reST, not as the syntax."""
+    text = (
+        "Use {func}`~attrs.define` or {class}`attr.s <attr.s>`, see {doc}`init`, "
+        "{ref}`the guide <how>` and {option}`--fast`; a Rust `{:?}` stays."
+    )
+    assert read_markdown(text).blocks == [
+        Paragraph(
+            "Use `define()` or `attr.s`, see init, the guide and `--fast`; a Rust `{:?}` stays."
+        )
+    ]
+
+
+def test_myst_directives_read_as_their_rest_twins():
+    """MyST's directives, in fences of colons or backticks named in braces: an admonition
+    is an admonition, an include or autodoc directive a reference, a toctree nothing. A
+    directive not known here keeps its fence (`{doctest}` is code), and mkdocstrings'
+    `::: module.Name` is still an API reference, not a colon fence."""
+    text = (
+        ":::{warning}\nSet **eq** and order apart.\n:::\n\n"
+        "::::{admonition} Custom title\n:class: tip\n\nBody.\n::::\n\n"
+        "```{include} ../CHANGELOG.md\n:end-before: Changes\n```\n\n"
+        "```{toctree}\n:maxdepth: 2\n\noverview\n```\n\n"
+        "```{autoclass} attrs.Attribute(name)\n:members:\n```\n\n"
+        "```{code-block} python\n:caption: x\n\nprint(1)\n```\n\n"
+        "```{doctest}\n>>> 1 + 1\n2\n```\n\n"
+        "```{versionadded} 22.2.0\nThe *alias* argument.\n```\n\n"
+        "::: httpx.Client\n\nAfter.\n"
+    )
+    assert read_markdown(text).blocks == [
+        Admonition("warning", "", (Paragraph("Set eq and order apart."),)),
+        Admonition("note", "Custom title", (Paragraph("Body."),)),
+        CodeBlock("", "text included from ../CHANGELOG.md", "../CHANGELOG.md"),
+        CodeBlock("", "API reference: attrs.Attribute", "attrs.Attribute"),
+        CodeBlock("python", "print(1)"),
+        CodeBlock("doctest", ">>> 1 + 1\n2"),
+        Paragraph("Version added 22.2.0: the alias argument."),
+        CodeBlock("", "API reference: httpx.Client", "httpx.Client"),
+        Paragraph("After."),
+    ]
+
+
 def test_a_directive_read_first_does_not_hide_the_role_of_its_name():
     """Sphinx has a `data` directive and a `data` role (and others alike). Roles and
     directives are registered as pages use them, in one process: a page using the

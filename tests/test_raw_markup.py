@@ -11,6 +11,7 @@ from ragcli.evaluation.markup import markup_examples, raw_markup
 CAUGHT = [
     ("rest-role", "Returns a :class:`~requests.cookies.RequestsCookieJar` of cookies."),
     ("rest-role", "Call :func:`requests.get` or :py:meth:`Session.send`."),
+    ("myst-role", "Decorate it with {func}`~attrs.define` first."),
     ("rest-literal", "Pass ``stream=True`` to the request."),
     ("rest-link", "See `Sending JSON in Requests <https://example.org/json>`_ for more."),
     ("rest-link", "as `the quickstart`__ shows"),

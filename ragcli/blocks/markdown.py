@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from ragcli.blocks.includes import Include, include_of, includes_in
+from ragcli.blocks.includes import LANGUAGES, Include, include_of, includes_in
 from ragcli.blocks.inline import block_text, code_span, heading_title
 from ragcli.blocks.model import (
     Admonition,
@@ -33,10 +34,12 @@ from ragcli.blocks.model import (
     Table,
     include_text,
 )
+from ragcli.blocks.roles import role_text
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.rules_block import StateBlock
+    from markdown_it.rules_inline import StateInline
     from markdown_it.token import Token
 
 # `/// tip | Title`: a pymdownx block's opening line (three or more slashes and a name).
@@ -55,6 +58,20 @@ CALLOUT = re.compile(r"^\[!([A-Za-z][\w-]*)\][ \t]*(.*)$")
 # A reference link whose definition is not in the page (`[`complex`][]`,
 # `[text][pydantic.main.BaseModel]`: mkdocs-autorefs resolves them from API pages the
 # sources do not hold). CommonMark leaves it as written; it reads as its text.
+# Where a MyST role starts: {name} and its backticks.
+MYST_ROLE_START = re.compile(r"\{[A-Za-z0-9_+:-]+\}`")
+# A MyST directive: a fence's info `{name} argument`, and the opening of a colon fence.
+MYST_DIRECTIVE = re.compile(r"^\{([A-Za-z][\w:+-]*)\}\s*(.*)$", re.S)
+MYST_COLON_OPEN = re.compile(r":{3,}\{[A-Za-z][\w:+-]*\}")
+# A directive's options: `:key: value` lines, or YAML between `---` lines, before its body.
+MYST_OPTION = re.compile(r"^:[\w-]+:(?:\s.*)?$")
+MYST_ADMONITIONS = frozenset(
+    "admonition attention caution danger error hint important note seealso tip todo warning"
+    " versionadded versionchanged deprecated".split()
+)
+MYST_CODE = frozenset({"code-block", "code", "sourcecode", "code-cell"})
+# Directives that say how the site is built, not what it says.
+MYST_SILENT = frozenset({"toctree", "contents", "index", "only", "raw", "image", "figure"})
 UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[([^\[\]\n]*)\]")
 # pymdownx tabs hold alternatives of the same content (a Python 3.10+ version and a 3.7+
 # one): their blocks are read in place, not as an admonition.
@@ -105,6 +122,15 @@ def _parser(indented_code: bool) -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": True, "maxNesting": 100}).enable("table")
     md.use(front_matter_plugin).use(attrs_plugin).use(attrs_block_plugin)
     md.use(deflist_plugin)
+    # MyST (Sphinx's Markdown) writes a role as {class}`~x.Y`: read as reST's is (roles.py),
+    # and a directive as a fence of backticks or colons named in braces: :::{note}.
+    md.inline.ruler.before("backticks", "myst_role", _myst_role)
+    md.block.ruler.before(
+        "fence",
+        "colon_fence",
+        _myst_colon_fence,
+        {"alt": ["paragraph", "reference", "blockquote", "list"]},
+    )
     md.block.ruler.before(
         "fence",
         "admonition",
@@ -120,6 +146,28 @@ def _parser(indented_code: bool) -> MarkdownIt:
     if not indented_code:
         md.disable("code")
     return md
+
+
+def _myst_role(state: StateInline, silent: bool) -> bool:
+    """mdit-py-plugins' MyST role rule, tried only where a role starts: it copies the rest
+    of the paragraph at each position it is tried, which a long paragraph would pay for
+    at every `{`."""
+    from mdit_py_plugins.myst_role.index import myst_role
+
+    if state.src[state.pos] != "{" or not MYST_ROLE_START.match(state.src, state.pos):
+        return False
+    return bool(myst_role(state, silent))
+
+
+def _myst_colon_fence(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """mdit-py-plugins' colon fence, only for a MyST directive (`:::{note}`): mkdocstrings'
+    `::: httpx.Client` is an API reference line, not a fence to the end of the page."""
+    from mdit_py_plugins.colon_fence import _rule
+
+    first = state.bMarks[start] + state.tShift[start]
+    if state.src[first : first + 1] != ":" or not MYST_COLON_OPEN.match(state.src, first):
+        return False
+    return bool(_rule(state, start, end, silent))
 
 
 def _content_tab(state: StateBlock, start: int, end: int, silent: bool) -> bool:
@@ -280,6 +328,15 @@ class _Reader:
             return [Heading(int(node.tag[1:]), heading_title(_inline(node)), ())]
         if kind == "paragraph":
             return _paragraph(block_text(_inline(node)), _inline_source(node))
+        if kind in ("fence", "colon_fence"):
+            directive = MYST_DIRECTIVE.match(node.info.strip())
+            if directive:
+                name, argument = directive.group(1).lower(), directive.group(2).strip()
+                read = self.myst_directive(name, argument, node.content, depth)
+                if read is not None:
+                    return read
+            if kind == "colon_fence":  # another directive: its body is Markdown
+                return self.blocks(_tree(_parser(True).parse(node.content)), depth)
         if kind in ("fence", "code_block"):
             return [_code(node.info if kind == "fence" else "", node.content)]
         if kind in ("bullet_list", "ordered_list"):
@@ -309,6 +366,32 @@ class _Reader:
         if kind in ("hr", "attrs_block"):
             return []
         return self.blocks(node.children, depth)  # a container of blocks
+
+    def myst_directive(
+        self, name: str, argument: str, content: str, depth: int
+    ) -> list[Block] | None:
+        """A MyST directive read as its reST twin is (blocks/rst.py); None for one not
+        known here (a `{doctest}` fence stays code)."""
+        body = _without_options(content)
+        if name in MYST_ADMONITIONS:
+            inner = self.blocks(_tree(_parser(True).parse(body)), depth)
+            if name.startswith(("version", "deprecated")):
+                return _admonition(name.replace("version", "version-"), argument, inner)
+            title = "" if name == "admonition" and not argument else _text(argument)
+            return _admonition("note" if name == "admonition" else name, title, inner)
+        if name in MYST_CODE:
+            language = argument.split()[0].lower() if argument else ""
+            return [CodeBlock(language, body.strip("\n"))]
+        if name in ("include", "literalinclude") and argument:
+            text = name == "include"
+            language = "" if text else LANGUAGES.get(PurePosixPath(argument).suffix.lower(), "")
+            return [CodeBlock(language, include_text(argument, text=text), argument)]
+        if name.startswith("auto") and argument:
+            target = argument.split("(")[0].strip()
+            return [CodeBlock("", include_text(target, api=True), target)]
+        if name in MYST_SILENT:
+            return []
+        return None
 
     def list_items(self, node: _Node, depth: int) -> list[Block]:
         found: list[Block] = []
@@ -374,6 +457,19 @@ class _Reader:
         return found
 
 
+def _without_options(content: str) -> str:
+    """A MyST directive's body: its leading `:key: value` lines, or YAML block between
+    `---` lines, left out."""
+    lines = content.split("\n")
+    if lines and lines[0].strip() == "---" and "---" in (line.strip() for line in lines[1:]):
+        end = next(i for i, line in enumerate(lines[1:], 1) if line.strip() == "---")
+        return "\n".join(lines[end + 1 :])
+    start = 0
+    while start < len(lines) and MYST_OPTION.match(lines[start].strip()):
+        start += 1
+    return "\n".join(lines[start:])
+
+
 def _admonition(kind: str, title: str, inner: list[Block]) -> list[Block]:
     """An admonition; a version note (`/// version-added | v2.12`) is its sentence, as
     reST's `.. versionadded::` is: "Version added v2.12: the `exclude_if` parameter."
@@ -409,6 +505,9 @@ def _render_inline(tokens: list[Token], parts: list[str]) -> None:
             parts.append(token.content)
         elif kind == "code_inline":
             parts.append(code_span(token.content))
+        elif kind == "myst_role":
+            shown = role_text(token.meta["name"], token.content)
+            parts.append(code_span(shown.text) if shown.code else shown.text)
         elif kind in ("softbreak", "hardbreak"):
             parts.append("\n")
         elif kind == "html_inline":

@@ -33,26 +33,13 @@ from ragcli.blocks.model import (
     Table,
     include_text,
 )
+from ragcli.blocks.roles import role_text
 from ragcli.blocks.sphinx_pages import labelled_page, linked_page, page_head
 
 ROLE_USE = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w+.-]*:)?[A-Za-z][\w+.-]*):`")
 DIRECTIVE_USE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]*)[ \t]*::", re.M)
 # A substitution reference left unresolved (`|version|`, `|name|_`): its name is group 1.
 SUBSTITUTION = re.compile(r"^\|([^|\s](?:[^|]*[^|\s])?)\|_{0,2}$")
-# `title <target>` inside a role.
-TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
-# Roles naming a Python object (Sphinx's Python domain, and its short forms): shown as code.
-OBJECT_ROLES = frozenset(
-    "class func meth attr mod obj data const exc type any py:class py:func py:meth py:attr "
-    "py:mod py:obj py:data py:const py:exc py:type".split()
-)
-CALLABLE_ROLES = frozenset({"func", "meth", "py:func", "py:meth"})
-# Roles whose text is code-like: an option, a file, a command.
-LITERAL_ROLES = frozenset(
-    "option envvar file program command kbd samp code literal makevar regexp mailheader".split()
-)
-# Roles citing a standard by number, named as Sphinx shows them.
-STANDARDS = {"rfc": "RFC", "pep": "PEP"}
 AUTODOC = re.compile(r"^(?:auto\w+|(?:py:)?(?:currentmodule|module))$")
 INCLUDES = frozenset({"literalinclude", "include"})
 VERSIONS = {
@@ -174,21 +161,14 @@ def _role(
 ):
     from docutils import nodes
 
-    name = name.lower()
-    titled = TITLED.match(text)
-    title, target = (titled.group(1), titled.group(2)) if titled else ("", text)
-    if name in OBJECT_ROLES or name.startswith("py:"):
-        shown = title or _object_name(target)
-        if name in CALLABLE_ROLES and not title and not shown.endswith(")"):
-            shown += "()"
-        return [nodes.literal(rawtext, shown)], []
-    if name in LITERAL_ROLES:
-        return [nodes.literal(rawtext, title or target)], []
-    if name in STANDARDS and not title:  # :rfc:`7230#section-3` reads "RFC 7230"
-        return [nodes.Text(f"{STANDARDS[name]} {target.split('#')[0].strip()}")], []
-    if name in ("doc", "std:doc", "ref", "std:ref") and not title:
-        title = _linked_title(name.endswith("doc"), target, inliner.document.get("source", ""))
-    return [nodes.Text(title or target)], []
+    shown = role_text(name, text)
+    if shown.code:
+        return [nodes.literal(rawtext, shown.text)], []
+    if shown.target:  # an untitled :doc: or :ref: shows what it links to
+        is_doc = name.lower().endswith("doc")
+        source = inliner.document.get("source", "")
+        return [nodes.Text(_linked_title(is_doc, shown.target, source) or shown.text)], []
+    return [nodes.Text(shown.text)], []
 
 
 def _linked_title(is_doc: bool, target: str, source: str) -> str:
@@ -230,14 +210,6 @@ def _section_titles(page: Path, mtime_ns: int) -> dict[str, str]:
             for name in target["names"]:
                 titles.setdefault(name.lower(), section[0].astext())
     return titles
-
-
-def _object_name(target: str) -> str:
-    """`~requests.cookies.RequestsCookieJar` -> `RequestsCookieJar`; `!x` -> `x`."""
-    target = target.strip().lstrip("!")
-    if target.startswith("~"):
-        return target[1:].rsplit(".", 1)[-1]
-    return target
 
 
 class _AnyOption(dict):

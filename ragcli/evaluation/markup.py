@@ -29,6 +29,8 @@ _ADMONITION = "|".join(ADMONITION_TYPES.split())
 PATTERNS: dict[str, re.Pattern[str]] = {
     # :class:`~requests.Session`, :func:`get`, :py:meth:`x`
     "rest-role": re.compile(r"(?<![\w`]):(?:[a-z]+:)?[a-z][\w-]*:`[^`\n]+`"),
+    # MyST Markdown's {func}`attrs.define`, {doc}`install`
+    "myst-role": re.compile(r"(?<![\w`{])\{[A-Za-z][\w:+-]*\}`[^`\n]+`"),
     # ``literal`` (a Markdown span with a backtick inside pads it: `` `x` ``)
     "rest-literal": re.compile(r"(?<!`)``(?![\s`])[^`\n]+?(?<![\s`])``(?!`)"),
     # `text <https://...>`_ and an anonymous `reference`__ (a named `reference`_ is left

@@ -1,0 +1,60 @@
+"""How a Sphinx role reads on the built page, for reST (`:class:`~x.Y``) and for MyST
+Markdown (`{class}`~x.Y``): a Python object by its name, as code (`Y`, a function as
+`get()`), an option or a file as code, `:rfc:`7230`` as "RFC 7230", any other role as
+its title or target in words. An untitled `:doc:` or `:ref:` shows the title of what it
+links to, which only the caller can look up (blocks/rst.py)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# `title <target>` inside a role.
+TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
+# Roles naming a Python object (Sphinx's Python domain, and its short forms): shown as code.
+OBJECT_ROLES = frozenset(
+    "class func meth attr mod obj data const exc type any py:class py:func py:meth py:attr "
+    "py:mod py:obj py:data py:const py:exc py:type".split()
+)
+CALLABLE_ROLES = frozenset({"func", "meth", "py:func", "py:meth"})
+# Roles whose text is code-like: an option, a file, a command.
+LITERAL_ROLES = frozenset(
+    "option envvar file program command kbd samp code literal makevar regexp mailheader".split()
+)
+# Roles citing a standard by number, named as Sphinx shows them.
+STANDARDS = {"rfc": "RFC", "pep": "PEP"}
+LINKS = frozenset({"doc", "std:doc", "ref", "std:ref"})
+
+
+@dataclass(frozen=True)
+class RoleText:
+    text: str
+    code: bool = False
+    target: str = ""  # an untitled :doc: or :ref: link's target, whose title it shows
+
+
+def role_text(name: str, text: str) -> RoleText:
+    """What the role `name` with `text` reads as."""
+    name = name.lower()
+    titled = TITLED.match(text)
+    title, target = (titled.group(1), titled.group(2)) if titled else ("", text)
+    if name in OBJECT_ROLES or name.startswith("py:"):
+        shown = title or object_name(target)
+        if name in CALLABLE_ROLES and not title and not shown.endswith(")"):
+            shown += "()"
+        return RoleText(shown, code=True)
+    if name in LITERAL_ROLES:
+        return RoleText(title or target, code=True)
+    if name in STANDARDS and not title:  # :rfc:`7230#section-3` reads "RFC 7230"
+        return RoleText(f"{STANDARDS[name]} {target.split('#')[0].strip()}")
+    if name in LINKS and not title:
+        return RoleText(target, target=target)
+    return RoleText(title or target)
+
+
+def object_name(target: str) -> str:
+    """`~requests.cookies.RequestsCookieJar` -> `RequestsCookieJar`; `!x` -> `x`."""
+    target = target.strip().lstrip("!")
+    if target.startswith("~"):
+        return target[1:].rsplit(".", 1)[-1]
+    return target
