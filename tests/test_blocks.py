@@ -588,7 +588,10 @@ def test_html_nested_thousands_deep_keeps_its_text():
 def test_an_xhtml_chapter_reads_without_a_warning():
     from ragcli.blocks.html import html_document
 
-    chapter = '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><body><p>Text</p></body></html>'
+    chapter = (
+        '<?xml version="1.0" encoding="utf-8"?>\n'
+        '<html xmlns="http://www.w3.org/1999/xhtml"><body><p>Text</p></body></html>'
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a warning would be a note on the file
         assert html_document(chapter)[1] == [Paragraph("Text")]

@@ -55,9 +55,6 @@ ADMONITION_OPEN = re.compile(
 )
 # A GitHub callout's first line: `[!NOTE]`, `[!WARNING] Title`.
 CALLOUT = re.compile(r"^\[!([A-Za-z][\w-]*)\][ \t]*(.*)$")
-# A reference link whose definition is not in the page (`[`complex`][]`,
-# `[text][pydantic.main.BaseModel]`: mkdocs-autorefs resolves them from API pages the
-# sources do not hold). CommonMark leaves it as written; it reads as its text.
 # Where a MyST role starts: {name} and its backticks.
 MYST_ROLE_START = re.compile(r"\{[A-Za-z0-9_+:-]+\}`")
 # A MyST directive: a fence's info `{name} argument`, and the opening of a colon fence.
@@ -72,6 +69,9 @@ MYST_ADMONITIONS = frozenset(
 MYST_CODE = frozenset({"code-block", "code", "sourcecode", "code-cell"})
 # Directives that say how the site is built, not what it says.
 MYST_SILENT = frozenset({"toctree", "contents", "index", "only", "raw", "image", "figure"})
+# A reference link whose definition is not in the page (`[`complex`][]`,
+# `[text][pydantic.main.BaseModel]`: mkdocs-autorefs resolves them from API pages the
+# sources do not hold). CommonMark leaves it as written; it reads as its text.
 UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[([^\[\]\n]*)\]")
 # pymdownx tabs hold alternatives of the same content (a Python 3.10+ version and a 3.7+
 # one): their blocks are read in place, not as an admonition.
