@@ -105,7 +105,8 @@ FORMATS = _formats()
 # 8 (reST): a paragraph on a line over 10,000 characters is read, not dropped;
 #   `.. automodule::` is a reference to its module; a `:data:` role is read after a page
 #   with a `data` directive; a page that is only a toctree is skipped, not failed.
-# Markdown 5: a MyST role ({func}`attrs.define`) reads as the reST role does.
+# Markdown 5: MyST's roles ({func}`attrs.define`) and directive fences (:::{warning},
+#   ```{include} x```) read as their reST twins do.
 # HTML 4 and EPUB 3: lxml builds the tree, so an `<li>` or `<p>` whose end tag is left out
 #   ends at the next one, as in a browser (html.parser nested it in the one before).
 READINGS = {"md": 5, "rst": 8, "html": 4, "ipynb": 2, "epub": 3}
@@ -161,8 +162,8 @@ def load(path: Path, options: LoadOptions | None = None) -> LoadedFile:
         else:
             loaded = function(path)
     except RecursionError:
-        # docutils, and the walk of an HTML tree, go a level deeper in Python's stack for
-        # each nested block or tag: a few hundred levels of quotes or `<div>`s exhaust it.
+        # docutils goes a level deeper in Python's stack for each nested block: a few
+        # hundred levels of quotes exhaust it. (HTML is read flat below 100 levels.)
         raise LoadError("nested too deeply to read (hundreds of levels)") from None
     loaded.sections = [s for s in loaded.sections if s.text.strip()]
     if not loaded.sections:
