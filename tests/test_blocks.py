@@ -374,8 +374,9 @@ def test_myst_roles_in_markdown_read_as_rest_roles_do():
 def test_myst_directives_read_as_their_rest_twins():
     """MyST's directives, in fences of colons or backticks named in braces: an admonition
     is an admonition, an include or autodoc directive a reference, a toctree nothing. A
-    directive not known here keeps its fence (`{doctest}` is code), and mkdocstrings'
-    `::: module.Name` is still an API reference, not a colon fence."""
+    directive not known here keeps its fence (`{doctest}` is code), a target `(label)=` is
+    nothing, and mkdocstrings' `::: module.Name` is still an API reference, not a colon
+    fence."""
     text = (
         ":::{warning}\nSet **eq** and order apart.\n:::\n\n"
         "::::{admonition} Custom title\n:class: tip\n\nBody.\n::::\n\n"
@@ -385,7 +386,8 @@ def test_myst_directives_read_as_their_rest_twins():
         "```{code-block} python\n:caption: x\n\nprint(1)\n```\n\n"
         "```{doctest}\n>>> 1 + 1\n2\n```\n\n"
         "```{versionadded} 22.2.0\nThe *alias* argument.\n```\n\n"
-        "::: httpx.Client\n\nAfter.\n"
+        "::: httpx.Client\n\n(custom-comparison)=\n\n## Customization\n\n"
+        "After (a) = b.\n"
     )
     assert read_markdown(text).blocks == [
         Admonition("warning", "", (Paragraph("Set eq and order apart."),)),
@@ -396,7 +398,8 @@ def test_myst_directives_read_as_their_rest_twins():
         CodeBlock("doctest", ">>> 1 + 1\n2"),
         Paragraph("Version added 22.2.0: the alias argument."),
         CodeBlock("", "API reference: httpx.Client", "httpx.Client"),
-        Paragraph("After."),
+        Heading(2, "Customization", ("Customization",)),
+        Paragraph("After (a) = b."),
     ]
 
 

@@ -57,8 +57,10 @@ ADMONITION_OPEN = re.compile(
 CALLOUT = re.compile(r"^\[!([A-Za-z][\w-]*)\][ \t]*(.*)$")
 # Where a MyST role starts: {name} and its backticks.
 MYST_ROLE_START = re.compile(r"\{[A-Za-z0-9_+:-]+\}`")
-# A MyST directive: a fence's info `{name} argument`, and the opening of a colon fence.
+# A MyST directive: a fence's info `{name} argument`, and the opening of a colon fence;
+# a MyST target, `(label)=` alone on its line.
 MYST_DIRECTIVE = re.compile(r"^\{([A-Za-z][\w:+-]*)\}\s*(.*)$", re.S)
+MYST_TARGET = re.compile(r"\([\w.:-]+\)=")
 MYST_COLON_OPEN = re.compile(r":{3,}\{[A-Za-z][\w:+-]*\}")
 # A directive's options: `:key: value` lines, or YAML between `---` lines, before its body.
 MYST_OPTION = re.compile(r"^:[\w-]+:(?:\s.*)?$")
@@ -529,7 +531,10 @@ def _text(source: str) -> str:
 
 
 def _paragraph(text: str, source: str) -> list[Block]:
-    """A paragraph's blocks: itself, or the include blocks its directives are."""
+    """A paragraph's blocks: itself, or the include blocks its directives are; a MyST
+    target alone (`(label)=`, the anchor of the heading after it) is none."""
+    if MYST_TARGET.fullmatch(source.strip()):
+        return []
     found = includes_in(source)
     if found and _all_directives(source):
         return [_include_block(include, "") for include in found]
