@@ -34,7 +34,14 @@ from ragcli.blocks.model import (
     Table,
     include_text,
 )
-from ragcli.blocks.roles import role_text
+from ragcli.blocks.sphinx_names import (
+    ADMONITION_NODES,
+    CODE_DIRECTIVES,
+    INCLUDES,
+    SILENT,
+    VERSIONS,
+    role_text,
+)
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -64,13 +71,11 @@ MYST_TARGET = re.compile(r"\([\w.:-]+\)=")
 MYST_COLON_OPEN = re.compile(r":{3,}\{[A-Za-z][\w:+-]*\}")
 # A directive's options: `:key: value` lines, or YAML between `---` lines, before its body.
 MYST_OPTION = re.compile(r"^:[\w-]+:(?:\s.*)?$")
-MYST_ADMONITIONS = frozenset(
-    "admonition attention caution danger error hint important note seealso tip todo warning"
-    " versionadded versionchanged deprecated".split()
-)
-MYST_CODE = frozenset({"code-block", "code", "sourcecode", "code-cell"})
-# Directives that say how the site is built, not what it says.
-MYST_SILENT = frozenset({"toctree", "contents", "index", "only", "raw", "image", "figure"})
+# MyST's directives are Sphinx's (sphinx_names.py), with MyST's own generic admonition,
+# MyST-NB's code cell, and the table of contents MyST writes with `{contents}`.
+MYST_ADMONITIONS = frozenset({*ADMONITION_NODES, *VERSIONS, "admonition"})
+MYST_CODE = frozenset({*CODE_DIRECTIVES, "code-cell"})
+MYST_SILENT = SILENT | {"contents"}
 # A reference link whose definition is not in the page (`[`complex`][]`,
 # `[text][pydantic.main.BaseModel]`: mkdocs-autorefs resolves them from API pages the
 # sources do not hold). CommonMark leaves it as written; it reads as its text.
@@ -124,8 +129,9 @@ def _parser(indented_code: bool) -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": True, "maxNesting": 100}).enable("table")
     md.use(front_matter_plugin).use(attrs_plugin).use(attrs_block_plugin)
     md.use(deflist_plugin)
-    # MyST (Sphinx's Markdown) writes a role as {class}`~x.Y`: read as reST's is (roles.py),
-    # and a directive as a fence of backticks or colons named in braces: :::{note}.
+    # MyST (Sphinx's Markdown) writes a role as {class}`~x.Y`, read as reST's is
+    # (sphinx_names.py), and a directive as a fence of backticks or colons named in
+    # braces: :::{note}.
     md.inline.ruler.before("backticks", "myst_role", _myst_role)
     md.block.ruler.before(
         "fence",
@@ -384,7 +390,7 @@ class _Reader:
         if name in MYST_CODE:
             language = argument.split()[0].lower() if argument else ""
             return [CodeBlock(language, body.strip("\n"))]
-        if name in ("include", "literalinclude") and argument:
+        if name in INCLUDES and argument:
             text = name == "include"
             language = "" if text else LANGUAGES.get(PurePosixPath(argument).suffix.lower(), "")
             return [CodeBlock(language, include_text(argument, text=text), argument)]

@@ -33,33 +33,24 @@ from ragcli.blocks.model import (
     Table,
     include_text,
 )
-from ragcli.blocks.roles import role_text
+from ragcli.blocks.sphinx_names import (
+    ADMONITION_NODES,
+    AUTODOC,
+    CODE_DIRECTIVES,
+    INCLUDES,
+    SILENT,
+    VERSIONS,
+    role_text,
+)
 from ragcli.blocks.sphinx_pages import labelled_page, linked_page, page_head
 
 ROLE_USE = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w+.-]*:)?[A-Za-z][\w+.-]*):`")
 DIRECTIVE_USE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]*)[ \t]*::", re.M)
 # A substitution reference left unresolved (`|version|`, `|name|_`): its name is group 1.
 SUBSTITUTION = re.compile(r"^\|([^|\s](?:[^|]*[^|\s])?)\|_{0,2}$")
-AUTODOC = re.compile(r"^(?:auto\w+|(?:py:)?(?:currentmodule|module))$")
-INCLUDES = frozenset({"literalinclude", "include"})
-VERSIONS = {
-    "versionadded": "New in version",
-    "versionchanged": "Changed in version",
-    "deprecated": "Deprecated since version",
-    "versionremoved": "Removed in version",
-}
-CODE_DIRECTIVES = ("code", "code-block", "sourcecode", "code-tab")
 # Sphinx extensions' containers whose argument is a title in words, not a signature:
 # sphinx-tabs' `.. tab:: ``netstat`` (Linux)`, sphinx-design's `.. tab-item::`, `.. card::`.
 TITLED_CONTAINERS = frozenset("tab group-tab tab-item dropdown card grid-item-card".split())
-ADMONITION_NODES = (
-    "attention caution danger error hint important note tip warning seealso todo".split()
-)
-# Directives that say how the site is built, not what it says.
-SILENT = frozenset(
-    "toctree index highlight tabularcolumns only centered hlist sectionauthor codeauthor "
-    "moduleauthor default-role default-domain meta raw image figure".split()
-)
 # The longest line docutils reads: a section's worth (ingest/loaders/text.py's SECTION_CHARS).
 LINE_LENGTH_LIMIT = 1 << 20
 

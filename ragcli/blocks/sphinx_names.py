@@ -1,8 +1,12 @@
-"""How a Sphinx role reads on the built page, for reST (`:class:`~x.Y``) and for MyST
-Markdown (`{class}`~x.Y``): a Python object by its name, as code (`Y`, a function as
-`get()`), an option or a file as code, `:rfc:`7230`` as "RFC 7230", any other role as
-its title or target in words. An untitled `:doc:` or `:ref:` shows the title of what it
-links to, which only the caller can look up (blocks/rst.py)."""
+"""Sphinx's roles and directives by name, for reST (blocks/rst.py) and MyST Markdown
+(blocks/markdown.py) alike.
+
+How a role reads on the built page (`:class:`~x.Y`` in reST, `{class}`~x.Y`` in MyST):
+a Python object by its name, as code (`Y`, a function as `get()`), an option or a file
+as code, `:rfc:`7230`` as "RFC 7230", any other role as its title or target in words. An
+untitled `:doc:` or `:ref:` shows the title of what it links to, which only the caller
+can look up (blocks/rst.py). And which directive is which: an admonition, code, a
+version note, an include, autodoc, or one that says how the site is built."""
 
 from __future__ import annotations
 
@@ -24,6 +28,24 @@ LITERAL_ROLES = frozenset(
 # Roles citing a standard by number, named as Sphinx shows them.
 STANDARDS = {"rfc": "RFC", "pep": "PEP"}
 LINKS = frozenset({"doc", "std:doc", "ref", "std:ref"})
+
+AUTODOC = re.compile(r"^(?:auto\w+|(?:py:)?(?:currentmodule|module))$")
+INCLUDES = frozenset({"literalinclude", "include"})
+VERSIONS = {
+    "versionadded": "New in version",
+    "versionchanged": "Changed in version",
+    "deprecated": "Deprecated since version",
+    "versionremoved": "Removed in version",
+}
+CODE_DIRECTIVES = ("code", "code-block", "sourcecode", "code-tab")
+ADMONITION_NODES = (
+    "attention caution danger error hint important note tip warning seealso todo".split()
+)
+# Directives that say how the site is built, not what it says.
+SILENT = frozenset(
+    "toctree index highlight tabularcolumns only centered hlist sectionauthor codeauthor "
+    "moduleauthor default-role default-domain meta raw image figure".split()
+)
 
 
 @dataclass(frozen=True)
