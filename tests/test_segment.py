@@ -57,16 +57,17 @@ def test_a_stop_after_an_abbreviation_ends_no_sentence():
     ]
 
 
-def test_a_list_items_default_stays_with_it():
-    """A parameter list's item ends with its default, a fragment of a sentence ("Defaults
-    to `500`.", "(Default 100)"): it stays in the item, which a question about the default
-    quotes. A sentence of its own after it is one."""
+def test_a_short_list_item_is_one_unit_with_its_default():
+    """A parameter list's item is quoted whole: a question about the default asks for its
+    last sentence ("It is an integer from 1 to 9. Defaults to `9`."), which quoted alone
+    has lost the parameter it is about."""
     text = (
         "The following arguments are supported:\n\n"
         "- `minimum_size` - Do not GZip responses smaller than this size in bytes. "
         "Defaults to `500`.\n"
         "- `max_connections`, maximum number of allowable connections. (Default 100)\n"
-        "- `compresslevel` - Used during GZip compression. It is an integer from 1 to 9.\n"
+        "- `compresslevel` - Used during GZip compression. It is an integer from 1 to 9. "
+        "Defaults to `9`.\n"
     )
     assert [(u.kind, u.text) for u in units(text)][1:] == [
         (
@@ -75,8 +76,29 @@ def test_a_list_items_default_stays_with_it():
             "Defaults to `500`.",
         ),
         ("item", "- `max_connections`, maximum number of allowable connections. (Default 100)"),
-        ("item", "- `compresslevel` - Used during GZip compression."),
-        ("sentence", "It is an integer from 1 to 9."),
+        (
+            "item",
+            "- `compresslevel` - Used during GZip compression. It is an integer from 1 to 9. "
+            "Defaults to `9`.",
+        ),
+    ]
+
+
+def test_a_long_list_item_is_a_paragraph_whose_default_stays_with_its_sentence():
+    """An item longer than two lines is a paragraph in a list: its first sentence is the
+    item, the others are sentences of their own, and a fragment ("Defaults to `10`.")
+    stays with the sentence before it."""
+    first = "- `timeout` - How long to wait for the server before giving up, in seconds."
+    middle = (
+        "A slow server, a full queue or a dropped connection all count against it, "
+        "and so does the time spent reading a long response body. Defaults to `10`."
+    )
+    last = "Set it to `None` to wait for as long as the server takes, which a batch job may want."
+    units_found = units(f"{first} {middle} {last}\n")
+    assert [(u.kind, u.text) for u in units_found] == [
+        ("item", first),
+        ("sentence", middle),
+        ("sentence", last),
     ]
 
 

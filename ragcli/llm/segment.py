@@ -40,6 +40,8 @@ NOT_AFTER_ABBREVIATION = r"(?<!\b[A-Za-z]\.[A-Za-z]\.)" + "".join(
 # A list item's sentence of fewer words than this is a fragment of the one before it:
 # "(Default 100)", "Defaults to `500`.", "Optional, defaults to `None`."
 FRAGMENT_WORDS = 5
+# A list item up to this long is one unit, whatever its sentences (two lines of a page).
+WHOLE_ITEM_CHARS = 300
 # Where a sentence may end: after . ! or ?, or after one and a closing bracket or quote
 # (straight or curly: "… a newline.)", "… said “stop.”"). The support check's answer
 # boundary (pipeline/support.py) starts from the same stops.
@@ -92,16 +94,20 @@ def block_units(block: Block, opens_section: bool = False) -> list[Unit]:
     if isinstance(block, Heading):
         return [Unit(f"{'#' * block.level} {block.title}", "heading", block)]
     if isinstance(block, ListItem):
+        text = " ".join(block.text.split())
         # A step of a numbered list is quoted whole: a procedure's steps are its units
-        # ("2. Run `dw admin restore …`. You will be asked for the passphrase …").
-        if block.marker[:1].isdigit():
-            return [Unit(f"{block.marker} {' '.join(block.text.split())}", "item", block)]
-        # An item of several sentences is a paragraph in a list: its first sentence is the
-        # item, the others sentences of their own (introduced() quotes them together).
+        # ("2. Run `dw admin restore …`. You will be asked for the passphrase …"). So is a
+        # short item: its later sentences are about the item's subject, and quoted alone
+        # they lose it ("`compresslevel` - Used during GZip compression. It is an integer
+        # ranging from 1 to 9. Defaults to `9`.").
+        if block.marker[:1].isdigit() or len(text) <= WHOLE_ITEM_CHARS:
+            return [Unit(f"{block.marker} {text}", "item", block)]
+        # A longer item is a paragraph in a list: its first sentence is the item, the
+        # others sentences of their own (introduced() quotes them together).
         # A fragment ("(Default 100)", "Defaults to `500`.") stays with the sentence
         # before it: it is what a question about the default asks for.
         sentences: list[str] = []
-        for sentence in SENTENCE_END.split(" ".join(block.text.split())):
+        for sentence in SENTENCE_END.split(text):
             if sentences and len(WORDS.findall(sentence)) < FRAGMENT_WORDS:
                 sentences[-1] += f" {sentence}"
             elif sentence.strip():
