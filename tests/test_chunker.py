@@ -157,3 +157,31 @@ def test_a_code_block_longer_than_the_window_is_cut_between_lines_with_its_fence
     assert [line for line in seen if line.strip()] == [
         line for line in code.split("\n")[1:-1] if line.strip()
     ]
+
+
+def test_chunks_of_a_long_rest_section_cite_their_own_lines(counter):
+    """A reST section cut into chunks: each chunk is cited by the lines of the blocks it
+    holds (`lines 12–15`), not all by the section's, so two sources of one section differ
+    and each points where its text is. A `code-block` directive starts at its own line."""
+    from ragcli.ingest.loaders.text import rst_sections
+
+    paragraphs = [
+        f"Paragraph {n} says something about uploads, limits and folders, in words enough "
+        f"to\nfill two lines of the page, and it ends here with number {n}."
+        for n in range(1, 9)
+    ]
+    code = ".. code-block:: python\n\n    app.config['MAX_CONTENT_LENGTH'] = 16 * 1000 * 1000\n"
+    text = "Uploads\n=======\n\n" + "\n\n".join(paragraphs[:4] + [code] + paragraphs[4:]) + "\n"
+    lines = text.split("\n")
+    chunks = Chunker(counter, max_tokens=96, overlap_tokens=0).chunk(rst_sections(text))
+    assert len(chunks) >= 3
+    cited = [chunk.extra["locator"] for chunk in chunks]
+    assert len(set(cited)) == len(cited)
+    for chunk, locator in zip(chunks, cited, strict=True):
+        first, _, last = locator.removeprefix("lines ").partition("–")
+        shown = " ".join(" ".join(lines[int(first) - 1 : int(last or first)]).split())
+        body = [line for line in chunk.text.split("\n") if line and line[0] not in "#`"]
+        assert " ".join(body[0].split()[:3]) in shown, (locator, body[0])
+    code_chunk = next(c for c in chunks if "MAX_CONTENT_LENGTH" in c.text)
+    first_line = int(code_chunk.extra["locator"].removeprefix("lines ").split("–")[0])
+    assert lines[first_line - 1].startswith((".. code-block::", "Paragraph"))

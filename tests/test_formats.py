@@ -145,9 +145,10 @@ def test_rst_sections_under_their_titles_with_line_ranges(tmp_path):
     doc = tmp_path / "guide.rst"
     doc.write_text("Guide\n=====\n\nIntro.\n\nInstall\n-------\n\nRun pip install.\n")
     sections = load(doc).sections
+    # A section is cited from its title, which a reader jumping to it looks for.
     assert [(s.heading, s.locator) for s in sections] == [
-        ("Guide", "line 4"),
-        ("Guide > Install", "line 9"),
+        ("Guide", "lines 1–4"),
+        ("Guide > Install", "lines 6–9"),
     ]
 
 

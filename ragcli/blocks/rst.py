@@ -57,10 +57,9 @@ LINE_LENGTH_LIMIT = 1 << 20
 
 @dataclass
 class RstDocument(Document):
-    # Each heading's section (id of the Heading block): the first and last line of its text
-    # in the file (1-based), for `lines N–M` citations; those before the first heading
-    # under the key 0.
-    heading_lines: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # Each block's lines in the file (id of the block: first and last, 1-based, blank lines
+    # around it left out), for `lines N–M` citations of a section or of a chunk cut from one.
+    block_lines: dict[int, tuple[int, int]] = field(default_factory=dict)
     # It has a `.. toctree::` (read as nothing: the pages it lists are read themselves).
     lists_pages: bool = False
 
@@ -74,9 +73,17 @@ def read_rst(text: str, source: str = "") -> RstDocument:
     document.transformer.add_transform(references.Substitutions)
     document.transformer.apply_transforms()
     walker = _Walker()
-    blocks = with_paths(walker.blocks(document.children, 0))
-    heading_lines = _heading_lines(text, blocks, walker.titles)
-    return RstDocument(blocks, {}, heading_lines, bool(document.get("ragcli_toctree")))
+    read = walker.blocks(document.children, 0)
+    blocks = with_paths(read)  # the same blocks in order, headings given their paths
+    starts = _title_starts(text, walker.titles)
+    first_lines: list[int | None] = []
+    for before, block in zip(read, blocks, strict=True):
+        if isinstance(block, Heading):
+            first_lines.append(starts.pop(0) if starts else None)
+        else:
+            first_lines.append(walker.first_line(before))
+    block_lines = _block_lines(text, blocks, first_lines)
+    return RstDocument(blocks, {}, block_lines, bool(document.get("ragcli_toctree")))
 
 
 def _doctree(text: str, source: str = "") -> Any:
@@ -230,6 +237,13 @@ def _directive_class(name: str) -> type:
         option_spec: dict[str, Any] = _AnyOption()
 
         def run(self) -> list[Any]:
+            found = self.read()
+            for node in found:  # cited from the directive's line, not the line after it
+                if node.line is None:
+                    node.line = self.lineno
+            return found
+
+        def read(self) -> list[Any]:
             argument = self.arguments[0].strip() if self.arguments else ""
             if self.name in CODE_DIRECTIVES:
                 block = nodes.literal_block("", "\n".join(self.content))
@@ -306,12 +320,29 @@ class _Walker:
 
     def __init__(self) -> None:
         self.titles: list[str] = []  # each section title's source, in order
+        # id of a block: the block (kept, so that no later block takes its id) and the
+        # first line (1-based) of the node it was read from.
+        self.first_lines: dict[int, tuple[Block, int]] = {}
 
     def blocks(self, children: Any, depth: int, level: int = 0) -> list[Block]:
         found: list[Block] = []
         for node in children:
-            found.extend(self.block(node, depth, level))
+            read = self.block(node, depth, level)
+            self.mark(read, node)
+            found.extend(read)
         return found
+
+    def mark(self, blocks: list[Block], node: Any) -> None:
+        """`blocks` were read from `node`: each has its first line, unless a node inside it
+        gave one already (a list's items each have their own)."""
+        line = next((n.line for n in node.findall(include_self=True) if n.line), None)
+        if line is not None:
+            for block in blocks:
+                self.first_lines.setdefault(id(block), (block, line))
+
+    def first_line(self, block: Block) -> int | None:
+        found = self.first_lines.get(id(block))
+        return found[1] if found is not None else None
 
     def block(self, node: Any, depth: int, level: int) -> list[Block]:
         from docutils import nodes
@@ -372,7 +403,9 @@ class _Walker:
         start = int(node.get("start", 1))
         for number, item in enumerate(node.children, start=start):
             marker = f"{number}." if ordered else "-"
-            found.extend(self.item(item.children, marker, depth, level))
+            read = self.item(item.children, marker, depth, level)
+            self.mark(read, item)
+            found.extend(read)
         return found
 
     def item(
@@ -399,7 +432,9 @@ class _Walker:
             term = " ".join(_inline(t) for t in item.children if isinstance(t, nodes.term))
             body = [c for c in item.children if isinstance(c, nodes.definition)]
             children = [grand for d in body for grand in d.children]
-            found.extend(self.item(children, "-", depth, level, term))
+            read = self.item(children, "-", depth, level, term)
+            self.mark(read, item)
+            found.extend(read)
         return found
 
     def fields(self, node: Any, depth: int, level: int) -> list[Block]:
@@ -413,7 +448,9 @@ class _Walker:
                     found.append(ListItem(f"{item.tagname}: {text}", "-", depth))
                 continue
             name = " ".join(_inline(item[0]).split())
-            found.extend(self.item(item[1].children, "-", depth, level, name))
+            read = self.item(item[1].children, "-", depth, level, name)
+            self.mark(read, item)
+            found.extend(read)
         return found
 
     def options(self, node: Any, depth: int, level: int) -> list[Block]:
@@ -421,7 +458,9 @@ class _Walker:
         for item in node.children:
             group, description = item.children[0], item.children[-1]
             name = ", ".join(option.astext() for option in group.children)
-            found.extend(self.item(description.children, "-", depth, level, f"`{name}`"))
+            read = self.item(description.children, "-", depth, level, f"`{name}`")
+            self.mark(read, item)
+            found.extend(read)
         return found
 
     def admonition(self, node: Any, depth: int, level: int) -> Admonition:
@@ -535,35 +574,50 @@ def _table(node: Any) -> Table:
 ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")
 
 
-def _heading_lines(text: str, blocks: list[Block], titles: list[str]) -> dict[int, tuple[int, int]]:
-    """Each section's text lines (1-based, blank lines around it left out), found by its
-    title's line followed by an adornment, in order."""
+def _title_starts(text: str, titles: list[str]) -> list[int | None]:
+    """Each section title's first line (1-based; an overline's, if it has one), found by
+    the title's line followed by an adornment, in order; None for one not found."""
     lines = text.split("\n")
-    starts: list[tuple[int, int]] = []  # (first line of the title, first line after it)
+    starts: list[int | None] = []
     cursor = 0
     for title in titles:
         wanted = " ".join(title.split())
         for index in range(cursor, len(lines) - 1):
             if " ".join(lines[index].split()) == wanted and ADORNMENT.match(lines[index + 1]):
                 over = index > 0 and ADORNMENT.match(lines[index - 1]) is not None
-                starts.append((index - 1 if over else index, index + 2))
+                starts.append(index if over else index + 1)
                 cursor = index + 2
                 break
         else:
-            starts.append((cursor, cursor))
-    headings = [b for b in blocks if isinstance(b, Heading)]
+            starts.append(None)
+    return starts
+
+
+def _block_lines(
+    text: str, blocks: list[Block], first_lines: list[int | None]
+) -> dict[int, tuple[int, int]]:
+    """Each block's lines (id of the block: first and last, 1-based): from its first line
+    to the line before the next block's, blank lines at either end left out. A block whose
+    first line is unknown, or out of order, shares the lines of the block before it, which
+    then reach to the next known one: a citation may be wider than the text, never miss it."""
+    lines = text.split("\n")
+    known: list[tuple[int, int]] = []  # (index in blocks, first line)
+    for index, first in enumerate(first_lines):
+        if first is not None and (not known or first > known[-1][1]) and first <= len(lines):
+            known.append((index, first))
     found: dict[int, tuple[int, int]] = {}
-    bounds = [start for start, _ in starts[1:]] + [len(lines)]
-    if starts:
-        found[0] = _trimmed(lines, 0, starts[0][0])
-    else:
-        found[0] = _trimmed(lines, 0, len(lines))
-    for heading, (_, after), end in zip(headings, starts, bounds, strict=False):
-        found[id(heading)] = _trimmed(lines, after, end)
+    ends = [first for _, first in known[1:]] + [len(lines) + 1]
+    following = [index for index, _ in known[1:]] + [len(blocks)]
+    for (index, first), after, stop in zip(known, ends, following, strict=True):
+        span = _trimmed(lines, first - 1, after - 1)
+        for block in blocks[index:stop]:
+            found[id(block)] = span
     return found
 
 
 def _trimmed(lines: list[str], start: int, end: int) -> tuple[int, int]:
+    """Lines start..end-1 (0-based) as 1-based first and last, blank lines at either end
+    left out."""
     while start < end and not lines[start].strip():
         start += 1
     while end > start and not lines[end - 1].strip():

@@ -25,7 +25,7 @@ from ragcli.blocks.model import Admonition, Block, CodeBlock, ListItem, Table
 from ragcli.blocks.render import fenced, render_block
 from ragcli.embedding.wordpieces import TokenCounter
 from ragcli.ingest.loaders import Section
-from ragcli.ingest.loaders.base import compact_rows, rows_locator
+from ragcli.ingest.loaders.base import compact_rows, lines_locator, rows_locator
 from ragcli.models import heading_line
 
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
@@ -55,6 +55,8 @@ class Piece:
     # sentences of one paragraph.
     separator: str
     line: int | None = None  # a table row's piece: the index of its line in the section
+    # The first and last line in the file of the block it comes from (reST), if known.
+    lines: tuple[int, int] | None = None
 
 
 @dataclass
@@ -103,7 +105,7 @@ class Chunker:
         if section.rows:
             pieces = self._row_pieces(text, budget)
         elif section.blocks is not None:
-            pieces = self._block_pieces(section.blocks, budget)
+            pieces = self._block_pieces(section.blocks, budget, section.block_lines)
         else:
             pieces = self._pieces(text, budget)
         for piece in pieces:
@@ -120,7 +122,12 @@ class Chunker:
             method = max((p.method for p in pieces), key=METHODS.index)
             head = "" if number == 0 and opens else prefix
             lines = sorted({p.line for p in pieces if p.line is not None})
-            chunks.append(self._make(head + _joined(pieces), method, section, lines=lines))
+            chunk = self._make(head + _joined(pieces), method, section, lines=lines)
+            spans = [p.lines for p in pieces if p.lines is not None]
+            if spans:  # cited by its own lines, not its section's
+                first, last = min(f for f, _ in spans), max(last for _, last in spans)
+                chunk.extra["locator"] = lines_locator(first, last)
+            chunks.append(chunk)
         return chunks
 
     def _heading_line(self, heading: str | None) -> tuple[str, int]:
@@ -163,18 +170,24 @@ class Chunker:
                 pieces.append(Piece(part, part_tokens, method, " " if pieces else separator))
         return pieces
 
-    def _block_pieces(self, blocks: Iterable[Block], budget: int) -> list[Piece]:
+    def _block_pieces(
+        self,
+        blocks: Iterable[Block],
+        budget: int,
+        spans: tuple[tuple[int, int] | None, ...] | None = None,
+    ) -> list[Piece]:
         """A section's blocks as pieces: each block whole when it fits the window, else a
         code block's lines, a table's rows, an admonition's blocks, a paragraph's
-        sentences."""
+        sentences. `spans`: each block's lines in the file, given to its pieces."""
         pieces: list[Piece] = []
         previous: Block | None = None
-        for block in blocks:
+        for number, block in enumerate(blocks):
             tight = isinstance(block, ListItem) and isinstance(previous, ListItem)
             separator = "\n" if tight else "\n\n"
             previous = block
             text = render_block(block)
             tokens = self.counter.count(text)
+            start = len(pieces)
             if tokens <= budget:
                 pieces.append(Piece(text, tokens, "paragraph", separator))
             elif isinstance(block, CodeBlock):
@@ -185,6 +198,9 @@ class Chunker:
                 pieces.extend(self._block_pieces(block.blocks, budget))
             else:
                 pieces.extend(self._prose(text, budget, separator))
+            span = spans[number] if spans and number < len(spans) else None
+            for piece in pieces[start:]:
+                piece.lines = span
         return pieces
 
     def _code_parts(self, block: CodeBlock, budget: int) -> list[Piece]:

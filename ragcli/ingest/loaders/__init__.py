@@ -105,11 +105,13 @@ FORMATS = _formats()
 # 8 (reST): a paragraph on a line over 10,000 characters is read, not dropped;
 #   `.. automodule::` is a reference to its module; a `:data:` role is read after a page
 #   with a `data` directive; a page that is only a toctree is skipped, not failed.
+# 9 (reST): a chunk is cited by its own lines, not its section's; a section's lines start
+#   at its title.
 # Markdown 5: MyST's roles ({func}`attrs.define`) and directive fences (:::{warning},
 #   ```{include} x```) read as their reST twins do.
 # HTML 4 and EPUB 3: lxml builds the tree, so an `<li>` or `<p>` whose end tag is left out
 #   ends at the next one, as in a browser (html.parser nested it in the one before).
-READINGS = {"md": 5, "rst": 8, "html": 4, "ipynb": 2, "epub": 3}
+READINGS = {"md": 5, "rst": 9, "html": 4, "ipynb": 2, "epub": 3}
 
 
 def reading_of(file_type: str) -> int:

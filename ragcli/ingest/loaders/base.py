@@ -36,6 +36,9 @@ class Section:
     # Markdown, reST and HTML: the blocks `text` renders (ragcli/blocks/), which the
     # chunker cuts between; None for text without structure (plain text, a PDF page).
     blocks: tuple[Block, ...] | None = None
+    # reST: each block's first and last line in the file (None where unknown), so that a
+    # chunk cut from the section is cited by its own lines.
+    block_lines: tuple[tuple[int, int] | None, ...] | None = None
 
 
 @dataclass

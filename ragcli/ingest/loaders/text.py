@@ -47,13 +47,13 @@ def rst_sections(text: str, source: str = "") -> list[Section]:
     if not sections and document.lists_pages:
         # An index page: Sphinx shows it as links to the pages it lists, read on their own.
         raise NothingOfItsOwn("only a table of contents (toctree): its pages are read")
-    # Each section's lines in the file, from the line of its title to the next title's.
-    starts = document.heading_lines
+    # Each section's lines in the file, and each block's, which a chunk of it is cited by.
     for section in sections:
-        first = section.blocks[0] if section.blocks else None
-        key = id(first) if isinstance(first, Heading) else 0
-        if key in starts:
-            section.locator = lines_locator(*starts[key])
+        spans = tuple(document.block_lines.get(id(block)) for block in section.blocks or ())
+        known = [span for span in spans if span is not None]
+        if known:
+            section.locator = lines_locator(known[0][0], max(last for _, last in known))
+            section.block_lines = spans
     return sections
 
 
