@@ -82,6 +82,9 @@ def test_a_signal_stops_the_ingest_and_keeps_what_was_written(tmp_path, sig):
     # (about 1 s) is the benchmark's to measure: the bound is only against a hang.
     assert took < 30, f"took {took:.1f} s to stop"
     assert "terminate called" not in stderr and "Traceback" not in stderr
+    # The parsing processes' semaphores are released: multiprocessing's resource tracker
+    # printed "There appear to be 5 leaked semaphore objects" after the last line.
+    assert "resource_tracker" not in stderr and "leaked" not in stderr, stderr
     message = next(line for line in stderr.splitlines() if line.startswith("interrupted:"))
     stored, left = (int(word) for word in message.replace(",", "").split() if word.isdigit())
     assert message == (
@@ -291,3 +294,33 @@ def test_a_kill_during_the_write_at_ctrl_c_is_repaired(tmp_path):
     state = store_state(store)
     assert_consistent(state)
     assert len(state["manifest"]) == LONG_FILES
+
+
+def test_leaving_at_once_releases_the_parsing_processes(tmp_path):
+    """An interrupted ingest whose embedding is still running leaves with os._exit. A pool
+    of parsing processes may still be up then (a fresh one, started again for the files
+    the stop's terminated workers broke): its workers are ended and its queues released
+    first, so nothing is left running and multiprocessing's resource tracker has nothing to
+    report after ragcli's last line ("There appear to be 5 leaked semaphore objects to
+    clean up at shutdown")."""
+    code = (
+        f"{PRELUDE}\n"
+        "import multiprocessing, threading, time\n"
+        "from concurrent.futures import ProcessPoolExecutor\n"
+        "from ragcli.cli.ingest import _exit_now\n"
+        "pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context('spawn'))\n"
+        "assert pool.submit(abs, -1).result() == 1\n"
+        "threading.Thread(target=time.sleep, args=(60,), name='ragcli-embed_0',"
+        " daemon=True).start()\n"
+        "_exit_now(130)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 130, run.stderr
+    assert "leaked" not in run.stderr and "resource_tracker" not in run.stderr, run.stderr
