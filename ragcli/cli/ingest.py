@@ -99,15 +99,28 @@ def _ingest_until_stopped(
             return _ingest_with_lines(ingestor, paths, collection, prune)
     except IngestInterrupted as stopped:
         report = stopped.report
-        if as_json:
-            print_json(report.to_dict())
+        # Said first: the same Ctrl-C may have ended the reader of the JSON (`| jq`).
         common.errors.print(
             f"interrupted: {plural(report.stored(), 'file')} stored, {stopped.left} left; "
             "run the same command to finish",
             style="yellow",
         )
+        if as_json:
+            _print_json_if_read(report.to_dict())
         _exit_now(ExitCode.INTERRUPTED)
         raise  # unreachable: _exit_now leaves
+
+
+def _print_json_if_read(data: dict) -> None:
+    """The report on stdout, unless its reader is gone: then nowhere, and stdout is pointed
+    at os.devnull so that the flush at exit does not fail on the broken pipe either."""
+    import os
+
+    try:
+        print_json(data)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _exit_now(code: int) -> None:
