@@ -148,7 +148,7 @@ def _release_worker_resources() -> None:
 
     for worker in multiprocessing.active_children():  # ended at a stop already, as a rule
         worker.terminate()
-    util._exit_function()  # multiprocessing's own atexit handler, no other's
+    util._exit_function()  # type: ignore[attr-defined]  # its own atexit handler, no other
 
 
 def _watch(ingestor: "Ingestor", paths: list[Path], collection: str, as_json: bool) -> None:
