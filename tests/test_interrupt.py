@@ -46,6 +46,15 @@ def stored_files(store: Path) -> int:
         return 0
 
 
+def wait_till_stored(process: subprocess.Popen, store: Path, files: int) -> None:
+    """Until the ingest `process` has stored `files` files (240 s at most)."""
+    deadline = time.monotonic() + 240
+    while stored_files(store) < files:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "nothing stored in 240 s"
+        time.sleep(0.2)
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not SCIFACT.exists(), reason="needs the SciFact corpus in ../shared/eval")
 @pytest.mark.timeout(1200)  # ingests SciFact abstracts: ~4 minutes on a loaded machine
@@ -65,11 +74,7 @@ def test_a_signal_stops_the_ingest_and_keeps_what_was_written(tmp_path, sig):
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 240
-    while stored_files(store) < 40:  # a few writes in, most of the corpus to go
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, "nothing stored in 240 s"
-        time.sleep(0.2)
+    wait_till_stored(process, store, 40)  # a few writes in, most of the corpus to go
     process.send_signal(sig)
     sent = time.monotonic()
     if sig == signal.SIGINT:
@@ -127,11 +132,7 @@ def test_ctrl_c_says_what_was_stored_when_the_json_reader_is_gone(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 240
-    while stored_files(store) < 40:
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, "nothing stored in 240 s"
-        time.sleep(0.2)
+    wait_till_stored(process, store, 40)
     process.stdout.close()  # the reader is gone
     process.send_signal(signal.SIGINT)
     stderr = process.stderr.read()
