@@ -75,14 +75,15 @@ def read_rst(text: str, source: str = "") -> RstDocument:
     walker = _Walker()
     read = walker.blocks(document.children, 0)
     blocks = with_paths(read)  # the same blocks in order, headings given their paths
-    starts = _title_starts(text, walker.titles)
+    lines = text.split("\n")
+    starts = _title_starts(lines, walker.titles)
     first_lines: list[int | None] = []
     for before, block in zip(read, blocks, strict=True):
         if isinstance(block, Heading):
             first_lines.append(starts.pop(0) if starts else None)
         else:
             first_lines.append(walker.first_line(before))
-    block_lines = _block_lines(text, blocks, first_lines)
+    block_lines = _block_lines(lines, blocks, first_lines)
     return RstDocument(blocks, {}, block_lines, bool(document.get("ragcli_toctree")))
 
 
@@ -403,14 +404,14 @@ class _Walker:
         start = int(node.get("start", 1))
         for number, item in enumerate(node.children, start=start):
             marker = f"{number}." if ordered else "-"
-            read = self.item(item.children, marker, depth, level)
-            self.mark(read, item)
-            found.extend(read)
+            found.extend(self.item(item, item.children, marker, depth, level))
         return found
 
     def item(
-        self, children: Any, marker: str, depth: int, level: int, term: str = ""
+        self, node: Any, children: Any, marker: str, depth: int, level: int, term: str = ""
     ) -> list[Block]:
+        """The item `node` of a list (of bullets, definitions, fields or options), read
+        from its `children`: each item is cited from its own line."""
         inner = self.blocks(children, depth + 1, level)
         texts: list[str] = [term] if term else []
         rest: list[Block] = []
@@ -422,7 +423,9 @@ class _Walker:
         if term and len(texts) > 1:
             texts = [f"{term}: {' '.join(texts[1:])}"]
         text = " ".join(texts)
-        return ([ListItem(text, marker, depth)] if text else []) + rest
+        found = ([ListItem(text, marker, depth)] if text else []) + rest
+        self.mark(found, node)
+        return found
 
     def definitions(self, node: Any, depth: int, level: int) -> list[Block]:
         from docutils import nodes
@@ -432,9 +435,7 @@ class _Walker:
             term = " ".join(_inline(t) for t in item.children if isinstance(t, nodes.term))
             body = [c for c in item.children if isinstance(c, nodes.definition)]
             children = [grand for d in body for grand in d.children]
-            read = self.item(children, "-", depth, level, term)
-            self.mark(read, item)
-            found.extend(read)
+            found.extend(self.item(item, children, "-", depth, level, term))
         return found
 
     def fields(self, node: Any, depth: int, level: int) -> list[Block]:
@@ -448,9 +449,7 @@ class _Walker:
                     found.append(ListItem(f"{item.tagname}: {text}", "-", depth))
                 continue
             name = " ".join(_inline(item[0]).split())
-            read = self.item(item[1].children, "-", depth, level, name)
-            self.mark(read, item)
-            found.extend(read)
+            found.extend(self.item(item, item[1].children, "-", depth, level, name))
         return found
 
     def options(self, node: Any, depth: int, level: int) -> list[Block]:
@@ -458,9 +457,7 @@ class _Walker:
         for item in node.children:
             group, description = item.children[0], item.children[-1]
             name = ", ".join(option.astext() for option in group.children)
-            read = self.item(description.children, "-", depth, level, f"`{name}`")
-            self.mark(read, item)
-            found.extend(read)
+            found.extend(self.item(item, description.children, "-", depth, level, f"`{name}`"))
         return found
 
     def admonition(self, node: Any, depth: int, level: int) -> Admonition:
@@ -574,10 +571,9 @@ def _table(node: Any) -> Table:
 ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")
 
 
-def _title_starts(text: str, titles: list[str]) -> list[int | None]:
+def _title_starts(lines: list[str], titles: list[str]) -> list[int | None]:
     """Each section title's first line (1-based; an overline's, if it has one), found by
     the title's line followed by an adornment, in order; None for one not found."""
-    lines = text.split("\n")
     starts: list[int | None] = []
     cursor = 0
     for title in titles:
@@ -594,13 +590,12 @@ def _title_starts(text: str, titles: list[str]) -> list[int | None]:
 
 
 def _block_lines(
-    text: str, blocks: list[Block], first_lines: list[int | None]
+    lines: list[str], blocks: list[Block], first_lines: list[int | None]
 ) -> dict[int, tuple[int, int]]:
     """Each block's lines (id of the block: first and last, 1-based): from its first line
     to the line before the next block's, blank lines at either end left out. A block whose
     first line is unknown, or out of order, shares the lines of the block before it, which
     then reach to the next known one: a citation may be wider than the text, never miss it."""
-    lines = text.split("\n")
     known: list[tuple[int, int]] = []  # (index in blocks, first line)
     for index, first in enumerate(first_lines):
         if first is not None and (not known or first > known[-1][1]) and first <= len(lines):

@@ -133,22 +133,11 @@ def _exit_now(code: int) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     if any(t.name.startswith("ragcli-embed") and t.is_alive() for t in threading.enumerate()):
-        _release_worker_resources()
+        from ragcli.ingest.parse_pool import release_before_exit
+
+        release_before_exit()
         os._exit(int(code))
     raise typer.Exit(int(code))
-
-
-def _release_worker_resources() -> None:
-    """What leaving normally does for the parsing processes (ingest/parse_pool.py) and
-    os._exit skips: end them and release their queues' semaphores. Skipped, the resource
-    tracker prints "There appear to be 5 leaked semaphore objects" after the run's last
-    line."""
-    import multiprocessing
-    from multiprocessing import util
-
-    for worker in multiprocessing.active_children():  # ended at a stop already, as a rule
-        worker.terminate()
-    util._exit_function()  # type: ignore[attr-defined]  # its own atexit handler, no other
 
 
 def _watch(ingestor: "Ingestor", paths: list[Path], collection: str, as_json: bool) -> None:

@@ -25,7 +25,7 @@ from ragcli.blocks.model import Admonition, Block, CodeBlock, ListItem, Table
 from ragcli.blocks.render import fenced, render_block
 from ragcli.embedding.wordpieces import TokenCounter
 from ragcli.ingest.loaders import Section
-from ragcli.ingest.loaders.base import compact_rows, lines_locator, rows_locator
+from ragcli.ingest.loaders.base import compact_rows, rows_locator, spans_locator
 from ragcli.models import heading_line
 
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
@@ -125,8 +125,7 @@ class Chunker:
             chunk = self._make(head + _joined(pieces), method, section, lines=lines)
             spans = [p.lines for p in pieces if p.lines is not None]
             if spans:  # cited by its own lines, not its section's
-                first, last = min(f for f, _ in spans), max(last for _, last in spans)
-                chunk.extra["locator"] = lines_locator(first, last)
+                chunk.extra["locator"] = spans_locator(spans)
             chunks.append(chunk)
         return chunks
 

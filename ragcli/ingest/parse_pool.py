@@ -61,6 +61,23 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
+def end_workers() -> None:
+    """End every parsing process now. The executor cannot end its workers itself (before
+    Python 3.14); they are the only processes ragcli starts through multiprocessing."""
+    for worker in multiprocessing.active_children():
+        worker.terminate()
+
+
+def release_before_exit() -> None:
+    """What leaving normally does for the parsing processes and os._exit skips: end them
+    and release their queues' semaphores. Skipped, multiprocessing's resource tracker
+    prints "There appear to be 5 leaked semaphore objects" after the run's last line."""
+    from multiprocessing import util
+
+    end_workers()  # ended at a stop already, as a rule
+    util._exit_function()  # type: ignore[attr-defined]  # its own atexit handler, no other
+
+
 # ---- in a worker process -------------------------------------------------------------------
 
 _chunker: Chunker | None = None
@@ -170,11 +187,7 @@ class ParsePool:
             return
         if stopping:
             pool.shutdown(wait=False, cancel_futures=True)
-            # However long the page a worker is reading. The executor cannot end its
-            # workers itself (before Python 3.14); they are the only processes ragcli
-            # starts through multiprocessing.
-            for worker in multiprocessing.active_children():
-                worker.terminate()
+            end_workers()  # however long the page a worker is reading
         pool.shutdown(wait=True)
         self._pending.clear()
         del pool

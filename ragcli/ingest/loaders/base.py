@@ -62,6 +62,11 @@ def lines_locator(first: int, last: int) -> str:
     return f"line {first}" if first == last else f"lines {first}–{last}"
 
 
+def spans_locator(spans: Sequence[tuple[int, int]]) -> str:
+    """The lines of blocks (each its first and last line) together: first to last."""
+    return lines_locator(min(first for first, _ in spans), max(last for _, last in spans))
+
+
 def rows_locator(sheet: str | None, numbers: Sequence[int], span: bool = False) -> str:
     """`Prices, row 42`, `Prices, rows 20–45`, `rows 3, 7` (a CSV has no sheet name):
     consecutive rows as a range, others listed; with `span`, first to last (a section's

@@ -13,7 +13,7 @@ from pathlib import Path
 from ragcli.blocks.examples import one_reference_per_example
 from ragcli.blocks.model import Admonition, Block, Heading, Table
 from ragcli.blocks.render import render
-from ragcli.ingest.loaders.base import LoadedFile, NothingOfItsOwn, Section, lines_locator
+from ragcli.ingest.loaders.base import LoadedFile, NothingOfItsOwn, Section, spans_locator
 from ragcli.ingest.loaders.encoding import read_text
 
 # A section longer than this comes in several parts under the same heading, so a huge
@@ -52,7 +52,7 @@ def rst_sections(text: str, source: str = "") -> list[Section]:
         spans = tuple(document.block_lines.get(id(block)) for block in section.blocks or ())
         known = [span for span in spans if span is not None]
         if known:
-            section.locator = lines_locator(known[0][0], max(last for _, last in known))
+            section.locator = spans_locator(known)
             section.block_lines = spans
     return sections
 
