@@ -13,7 +13,7 @@ import yaml
 from ragcli import service
 from ragcli.evaluation.squad import contains_answer
 from ragcli.ingest.loaders.markup import html_sections
-from ragcli.llm.answer_choice import FEATURES, bundled, question_kind
+from ragcli.llm.answer_choice import FEATURES, bundled, question_kind, states_default
 from ragcli.llm.segment import units
 from tests.support.common import offline_backend, settings_for
 
@@ -563,3 +563,37 @@ def test_a_sentence_ending_in_an_ellipsis_leads_in_to_its_code(tmp_path, ending)
     answer = backend.generate(question, chunks)
     assert f"content of the response{ending}\n```python\nwith client.stream(" in answer
     assert answer.count("r.iter_bytes()") == 1
+
+
+def test_a_question_about_a_default_gets_the_sentence_stating_it(tmp_path):
+    """ "What is the default …?" asks for a value. The lead-in to an example that
+    overrides the timeout comes closest to the question's words; the sentence that says
+    what the default is must be quoted all the same."""
+    timeouts = (
+        "## Timeouts\n\n"
+        "The timeout can be overridden with the client's timeout parameter, in seconds:\n\n"
+        "```python\nclient = Client(timeout=Timeouts(total=60))\n```\n\n"
+        "By default a client allows a total of 120 seconds (2 minutes) for a whole "
+        "exchange, connecting and reading included.\n\n"
+        "A single request may be given a timeout of its own as well."
+    )
+    question = "What is the default total timeout of a client?"
+    chunks = [_chunk(1, "Client > Timeouts", timeouts)]
+    backend = offline_backend(tmp_path)
+    best = backend.scored_sentences(question, chunks)[0].candidate.text
+    assert best.startswith("By default a client allows a total of 120 seconds"), best
+    assert "120 seconds" in backend.generate(question, chunks)
+
+
+@pytest.mark.parametrize(
+    "sentence, states",
+    [
+        ("The default is `100`.", True),
+        ("Defaults to 2 weeks.", True),
+        ("If set to `False` (which is the default) the cookie is dropped.", True),
+        ("It uses sensible default settings.", False),  # no value
+        ("```nginx\nlisten 80 default_server;\n```", False),  # code, not a statement
+    ],
+)
+def test_what_states_a_default(sentence, states):
+    assert states_default(sentence) is states

@@ -267,6 +267,21 @@ def test_rst_is_read_by_docutils_with_sphinx_roles_and_directives(capfd):
     assert out == err == ""  # no docutils system message
 
 
+def test_a_role_inside_strong_or_emphasised_text_reads_as_the_role():
+    """reST does not nest inline markup, so docutils leaves a role inside `**…**` as it
+    was written; Sphinx sites write it all the same (aiohttp's "**Never set
+    :attr:`ClientRequest.body` directly!**")."""
+    from ragcli.blocks.rst import read_rst
+
+    text = (
+        "Title\n=====\n\n**Never set :attr:`Request.body` directly!** Call "
+        "*:meth:`update` or see :ref:`the guide <guide>`* instead.\n"
+    )
+    assert read_rst(text).blocks[1:] == [
+        Paragraph("Never set `Request.body` directly! Call `update()` or see the guide instead.")
+    ]
+
+
 def test_an_rst_include_says_what_it_includes_without_reading_it(tmp_path):
     """Flask's changes.rst is a title and `.. include:: ../CHANGES.rst`: the page says
     where its text is rather than coming out empty ("no text found"); `:code:` or

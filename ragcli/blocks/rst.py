@@ -46,6 +46,9 @@ from ragcli.blocks.sphinx_pages import labelled_page, linked_page, page_head
 
 ROLE_USE = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w+.-]*:)?[A-Za-z][\w+.-]*):`")
 DIRECTIVE_USE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]*)[ \t]*::", re.M)
+# A role inside emphasis or strong text, which reST does not parse (inline markup does not
+# nest): "**Never set :attr:`Request.body` directly!**" is one Text node.
+NESTED_ROLE = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w+.-]*:)?[A-Za-z][\w+.-]*):`([^`]+)`")
 # A substitution reference left unresolved (`|version|`, `|name|_`): its name is group 1.
 SUBSTITUTION = re.compile(r"^\|([^|\s](?:[^|]*[^|\s])?)\|_{0,2}$")
 # Sphinx extensions' containers whose argument is a title in words, not a signature:
@@ -514,9 +517,10 @@ def _inline(node: Any) -> str:
 
     parts: list[str] = []
     dropped = False  # the element before was left out (a footnote mark, raw HTML)
+    emphasised = isinstance(node, nodes.emphasis | nodes.strong)
     for child in node.children:
         if isinstance(child, nodes.Text):
-            text = str(child)
+            text = NESTED_ROLE.sub(_nested_role, str(child)) if emphasised else str(child)
             if dropped and parts and (text[:1].isspace() or text[:1] in ".,;:!?)"):
                 parts[-1] = parts[-1].rstrip(" ")  # "citation [1]_." reads "citation."
             parts.append(text)
@@ -546,6 +550,11 @@ def _inline(node: Any) -> str:
             parts.append(_inline(child))
         dropped = False
     return "".join(parts).strip()
+
+
+def _nested_role(match: re.Match[str]) -> str:
+    shown = role_text(match.group(1), match.group(2))
+    return code_span(shown.text) if shown.code else shown.text
 
 
 def _table(node: Any) -> Table:

@@ -115,6 +115,12 @@ SPAN_NAME = re.compile(r"[^\s=(\[<:,]+")
 CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
 # A code span that calls something: `typer.launch()`, `Field(alias='foo')`.
 CALL_SPAN = re.compile(r"`[^`\n]*\w\([^`\n]*\)`")
+# A question about a default ("What is the default timeout?", "… by default?") asks for
+# the value a sentence states as the default: "The default is `100`.", "Defaults to `9`.",
+# "a total 300 seconds (5min) timeout by default".
+ASKS_DEFAULT = re.compile(r"\bdefault\b", re.I)
+STATES_DEFAULT = re.compile(r"\bdefault(?:s|ed)?\b", re.I)
+VALUE = re.compile(r"\d|`[^`\n]+`|\b(?:True|False|None)\b")
 ITEM_OR_CODE = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|```|~~~)\s*")
 
 
@@ -130,8 +136,17 @@ def question_kind(question: str) -> QuestionKind:
     return "other"
 
 
+def states_default(sentence: str) -> bool:
+    """`sentence` states a default with its value (a code block's comment does not)."""
+    if sentence.lstrip().startswith(("```", "~~~")):
+        return False
+    return bool(STATES_DEFAULT.search(sentence) and VALUE.search(sentence))
+
+
 def asked_for(kind: QuestionKind, question: str, sentence: str, introduces: bool) -> float:
     """1.0 when `sentence` holds what a question of this kind asks for."""
+    if kind != "instruction" and ASKS_DEFAULT.search(question) and states_default(sentence):
+        return 1.0
     if kind == "instruction":
         return float(introduces or bool(IDENTIFIER.search(sentence)))
     if kind == "number":

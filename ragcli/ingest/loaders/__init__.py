@@ -107,11 +107,13 @@ FORMATS = _formats()
 #   with a `data` directive; a page that is only a toctree is skipped, not failed.
 # 9 (reST): a chunk is cited by its own lines, not its section's; a section's lines start
 #   at its title.
+# 10 (reST): a role inside emphasis or strong text reads as the role does
+#   (**Never set :attr:`Request.body` directly!**), not as it was written.
 # Markdown 5: MyST's roles ({func}`attrs.define`) and directive fences (:::{warning},
 #   ```{include} x```) read as their reST twins do.
 # HTML 4 and EPUB 3: lxml builds the tree, so an `<li>` or `<p>` whose end tag is left out
 #   ends at the next one, as in a browser (html.parser nested it in the one before).
-READINGS = {"md": 5, "rst": 9, "html": 4, "ipynb": 2, "epub": 3}
+READINGS = {"md": 5, "rst": 10, "html": 4, "ipynb": 2, "epub": 3}
 
 
 def reading_of(file_type: str) -> int:
