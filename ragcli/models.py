@@ -74,6 +74,12 @@ class ChunkMetadata(BaseModel):
             return f"page {self.page}"
         return self.heading or self.title or ""
 
+    @property
+    def place_under_heading(self) -> str:
+        """The place with the heading it is under when the place does not say it:
+        `lines 46–82 · Uploads > Limits`, `slide 4 · Pricing`."""
+        return with_heading(self.place, self.heading)
+
     def cited(self, path: str) -> str:
         """`path` with its place: `app.py:12–40` for lines, `deck.pptx, slide 4` else."""
         place = self.locator or (f"p. {self.page}" if self.page else "")
@@ -171,6 +177,13 @@ class StaleSource(Record):
     path: str
     state: Literal["changed", "missing"]
     ingested_at: str  # when the stored version was ingested
+
+
+def with_heading(place: str, heading: str | None) -> str:
+    """`place · heading`, or `place` alone when it holds the heading already."""
+    if place and heading and heading not in place:
+        return f"{place} · {heading}"
+    return place
 
 
 class SearchHit(Record):

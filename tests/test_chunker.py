@@ -1,5 +1,6 @@
 import pytest
 
+from ragcli.blocks.model import ListItem
 from ragcli.embedding.embedder import bundled_model_dir
 from ragcli.embedding.wordpieces import TokenCounter
 from ragcli.ingest.chunker import Chunker
@@ -157,6 +158,51 @@ def test_a_code_block_longer_than_the_window_is_cut_between_lines_with_its_fence
     assert [line for line in seen if line.strip()] == [
         line for line in code.split("\n")[1:-1] if line.strip()
     ]
+
+
+def test_markdown_sections_and_chunks_are_cited_by_their_lines(counter):
+    """Markdown is cited as reST is: a section from its heading to its last block, a chunk
+    of a long section by the lines of the blocks it holds. Each list item and definition
+    has its own lines; a directive's body, parsed on its own, takes its directive's."""
+    paragraphs = [
+        f"Paragraph {n} says something about uploads, limits and folders, in words enough "
+        f"to\nfill two lines of the page, and it ends here with number {n}."
+        for n in range(1, 7)
+    ]
+    text = (
+        "# Guide\n\nIntro line.\n\n## Uploads\n\n"
+        + "\n\n".join(paragraphs[:3])
+        + "\n\n- first item\n- second item,\n  on two lines\n\n"
+        + "```python\nlimit = 16 * 1000 * 1000\n```\n\n"
+        + ":::{note}\nA note's body.\n:::\n\n"
+        + "\n\n".join(paragraphs[3:])
+        + "\n"
+    )
+    lines = text.split("\n")
+    sections = markdown_sections(text)
+    assert [(s.heading, s.locator) for s in sections] == [
+        ("Guide", "lines 1–3"),
+        ("Guide > Uploads", f"lines 5–{len(lines) - 1}"),
+    ]
+    spans = sections[1].block_lines or ()
+    items = [
+        span
+        for span, block in zip(spans, sections[1].blocks or (), strict=True)
+        if isinstance(block, ListItem)
+    ]
+    assert [lines[first - 1 : last] for first, last in items] == [
+        ["- first item"],
+        ["- second item,", "  on two lines"],
+    ]
+    chunks = Chunker(counter, max_tokens=96, overlap_tokens=0).chunk(sections[1:])
+    assert len(chunks) >= 3
+    cited = [chunk.extra["locator"] for chunk in chunks]
+    assert len(set(cited)) == len(cited)
+    for chunk, locator in zip(chunks, cited, strict=True):
+        first, _, last = locator.removeprefix("lines ").partition("–")
+        shown = " ".join(" ".join(lines[int(first) - 1 : int(last or first)]).split())
+        body = [line for line in chunk.text.split("\n") if line and line[0] not in "#`>"]
+        assert " ".join(body[0].split()[:3]).lstrip("- ") in shown, (locator, body[0])
 
 
 def test_chunks_of_a_long_rest_section_cite_their_own_lines(counter):

@@ -29,7 +29,11 @@ def test_json_has_every_retrievers_score_file_and_locator(sample_store):
     assert fused == sorted(fused, reverse=True)  # ranked by the fused score
     top = hits[0]
     assert Path(top["file"]).name == "refund_policy.md"
-    assert top["locator"] == top["heading"] and "Annual plans" in top["locator"]
+    # A Markdown section is cited by its lines, from its heading to its last paragraph.
+    assert (top["locator"], top["heading"]) == (
+        "lines 7–11",
+        "Driftwood Refund Policy > Annual plans",
+    )
     assert top["dense"] is not None and top["bm25"] > 0 and "30 days" in top["text"]
 
 
@@ -58,7 +62,8 @@ def test_piped_output_is_one_tab_separated_line_per_chunk(sample_store):
     assert len(lines) == 4
     fields = lines[0].split("\t")
     assert fields[0] == "1" and fields[4].endswith("refund_policy.md")
-    assert "Annual plans" in fields[5] and "30 days" in fields[6]
+    assert fields[5] == "lines 7–11 · Driftwood Refund Policy > Annual plans"
+    assert "30 days" in fields[6]
 
 
 def test_search_never_calls_a_model(sample_store):

@@ -96,11 +96,26 @@ TAG_OR_COMMENT = re.compile(r"<!--.*?(?:-->|$)|<[^<>]*>", re.S)
 MAX_CARRIED = 8 << 20
 
 
-def read_markdown(text: str, indented_code: bool = True) -> Document:
-    """`text` as blocks; headings carry their path from the document's top."""
-    reader = _Reader()
+def read_markdown(text: str, indented_code: bool = True, lines: bool = False) -> Document:
+    """`text` as blocks; headings carry their path from the document's top. With `lines`,
+    each block's lines in `text` too (Document.block_lines)."""
+    reader = _Reader(lines)
     blocks = reader.blocks(_tree(_parser(indented_code).parse(text)))
-    return Document(with_paths(blocks), reader.metadata)
+    placed = with_paths(blocks)
+    in_file = text.split("\n") if reader.marked else []
+    spans = {key: _trimmed(in_file, span) for key, (_, span) in reader.marked.items()}
+    for block, heading in zip(blocks, placed, strict=True):
+        if heading is not block and id(block) in spans:  # a heading given its path
+            spans[id(heading)] = spans.pop(id(block))
+    return Document(placed, reader.metadata, spans)
+
+
+def _trimmed(lines: list[str], span: tuple[int, int]) -> tuple[int, int]:
+    """`span` without the blank lines a token's map counts at its end (a list's item)."""
+    first, last = span
+    while last > first and not lines[last - 1].strip():
+        last -= 1
+    return first, last
 
 
 def with_paths(blocks: list[Block], above: tuple[tuple[int, str], ...] = ()) -> list[Block]:
@@ -321,14 +336,41 @@ def _tree(tokens: list[Token]) -> list[_Node]:
 class _Reader:
     """The block tree's nodes into blocks."""
 
-    def __init__(self) -> None:
+    def __init__(self, lines: bool = False) -> None:
         self.metadata: dict[str, str] = {}
+        # With `lines`, each block's first and last line (1-based) from its token's map,
+        # by the block's id; the block is held too, so that no other takes its id.
+        self.lines = lines
+        self.marked: dict[int, tuple[Block, tuple[int, int]]] = {}
+        self.nested = 0  # inside a body parsed on its own, whose lines are not the file's
 
     def blocks(self, nodes: list[_Node], depth: int = 0) -> list[Block]:
         found: list[Block] = []
         for node in nodes:
-            found.extend(self.block(node, depth))
+            found.extend(self.marked_block(node, depth))
         return found
+
+    def marked_block(self, node: _Node, depth: int) -> list[Block]:
+        """`node`'s blocks, each marked with the node's lines unless marked already (by a
+        node inside it, which is nearer)."""
+        made = self.block(node, depth)
+        self.mark(made, node.map)
+        return made
+
+    def mark(self, blocks: list[Block], where: list[int] | None) -> None:
+        if not self.lines or self.nested or not where:
+            return
+        span = (where[0] + 1, max(where[0] + 1, where[1]))
+        for block in blocks:
+            self.marked.setdefault(id(block), (block, span))
+
+    def parsed(self, text: str, depth: int) -> list[Block]:
+        """The blocks of a directive's body, parsed on its own."""
+        self.nested += 1
+        try:
+            return self.blocks(_tree(_parser(True).parse(text)), depth)
+        finally:
+            self.nested -= 1
 
     def block(self, node: _Node, depth: int) -> list[Block]:
         kind = node.type
@@ -344,7 +386,7 @@ class _Reader:
                 if read is not None:
                     return read
             if kind == "colon_fence":  # another directive: its body is Markdown
-                return self.blocks(_tree(_parser(True).parse(node.content)), depth)
+                return self.parsed(node.content, depth)
         if kind in ("fence", "code_block"):
             return [_code(node.info if kind == "fence" else "", node.content)]
         if kind in ("bullet_list", "ordered_list"):
@@ -382,7 +424,7 @@ class _Reader:
         known here (a `{doctest}` fence stays code)."""
         body = _without_options(content)
         if name in MYST_ADMONITIONS:
-            inner = self.blocks(_tree(_parser(True).parse(body)), depth)
+            inner = self.parsed(body, depth)
             if name.startswith(("version", "deprecated")):
                 return _admonition(name.replace("version", "version-"), argument, inner)
             title = "" if name == "admonition" and not argument else _text(argument)
@@ -413,10 +455,11 @@ class _Reader:
                 if child.type == "paragraph" and not rest:
                     lines.append(block_text(_inline(child)))
                 else:
-                    rest.extend(self.block(child, depth + 1))
+                    rest.extend(self.marked_block(child, depth + 1))
             text = " ".join(" ".join(lines).split())
             if text:
                 found.append(ListItem(text, marker, depth))
+                self.mark(found[-1:], item.map)
             found.extend(rest)
         return found
 
@@ -453,14 +496,17 @@ class _Reader:
         """A definition list: each term with its definitions, as a list item."""
         found: list[Block] = []
         term = ""
+        term_line: list[int] | None = None
         for child in node.children:
             if child.type == "dt":
-                term = _inline(child)
+                term, term_line = _inline(child), child.map
             elif child.type == "dd":
                 inner = self.blocks(child.children, depth + 1)
                 first = inner[0] if inner and isinstance(inner[0], Paragraph) else None
                 text = f"{term}: {' '.join(first.text.split())}" if first else term
                 found.append(ListItem(text, "-", depth))
+                if term_line and child.map:  # the term and its first definition
+                    self.mark(found[-1:], [term_line[0], child.map[1]])
                 found.extend(inner[1:] if first else inner)
         return found
 

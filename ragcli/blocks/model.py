@@ -77,6 +77,9 @@ class Document:
     blocks: list[Block]
     # Front matter (Markdown's YAML header, reST's docinfo): title, description, ...
     metadata: dict[str, str] = field(default_factory=dict)
+    # Each block's lines in the file (id of the block: first and last, 1-based), for
+    # `lines N–M` citations of a section or of a chunk cut from one; empty when unknown.
+    block_lines: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
 def include_text(target: str, api: bool = False, text: bool = False) -> str:

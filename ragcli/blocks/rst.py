@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -60,10 +60,8 @@ LINE_LENGTH_LIMIT = 1 << 20
 
 @dataclass
 class RstDocument(Document):
-    # Each block's lines in the file (id of the block: first and last, 1-based, blank lines
-    # around it left out), for `lines N–M` citations of a section or of a chunk cut from one.
-    block_lines: dict[int, tuple[int, int]] = field(default_factory=dict)
-    # It has a `.. toctree::` (read as nothing: the pages it lists are read themselves).
+    # Its block_lines leave out the blank lines around each block. It has a
+    # `.. toctree::` (read as nothing: the pages it lists are read themselves).
     lists_pages: bool = False
 
 

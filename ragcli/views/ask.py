@@ -52,9 +52,7 @@ def sources_table(
     for number, source in enumerate(sources, start=1):
         meta = source.metadata
         where = Text(display_path(meta.source_file))
-        place = meta.place
-        if meta.locator and meta.heading and meta.heading not in meta.locator:
-            place += f" · {meta.heading}"  # a slide's title, a function's name
+        place = meta.place_under_heading  # a section's, a slide's, a function's name
         if place:
             where.append("\n" + one_line(place), style="dim")
         if meta.source_file in stale:

@@ -1,8 +1,9 @@
 """`ragcli search`: the ranked chunks. In a terminal, one block per chunk: its file, its
-page or heading, the score the ranking follows (the reranker's when one reordered them,
-else fused in hybrid retrieval, else the retriever's own) before the others, and the
-start of its text. Piped, one chunk per line with tab-separated fields (rank, ranking
-score, dense, bm25, file, locator, text), so `cut` and `grep` work."""
+place (lines, page) with the heading it is under, the score the ranking follows (the
+reranker's when one reordered them, else fused in hybrid retrieval, else the retriever's
+own) before the others, and the start of its text. Piped, one chunk per line with
+tab-separated fields (rank, ranking score, dense, bm25, file, place, text), so `cut` and
+`grep` work."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ragcli.models import SearchHit, SearchResult
+from ragcli.models import SearchHit, SearchResult, with_heading
 from ragcli.views.format import NONE, display_path, milliseconds, num, one_line, plural
 from ragcli.views.layout import PlainLines
 from ragcli.views.staleness import STATE_LABELS, STATE_STYLES, refreshed_note, stale_warning
@@ -73,7 +74,7 @@ def search_view(result: SearchResult, plain: bool = False, scope: str = "") -> R
             state = stale[hit.file]
             body.append(f"  ({STATE_LABELS[state]})", style=STATE_STYLES[state])
         if hit.locator:
-            body.append("\n" + one_line(hit.locator), style="cyan")
+            body.append("\n" + one_line(with_heading(hit.locator, hit.heading)), style="cyan")
         body.append("\n" + _scores(hit, result.retriever), style="dim")
         body.append("\n" + _snippet(hit.text))
         if number < len(result.results) - 1:
@@ -107,7 +108,7 @@ def _plain(result: SearchResult) -> PlainLines:
             num(hit.dense, 4),
             num(hit.bm25, 4),
             display_path(hit.file),
-            one_line(hit.locator) or NONE,
+            one_line(with_heading(hit.locator, hit.heading)) or NONE,
             one_line(hit.text)[:PLAIN_TEXT_CHARS],
         ]
         lines.append("\t".join(fields))

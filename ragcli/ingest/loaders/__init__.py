@@ -111,9 +111,10 @@ FORMATS = _formats()
 #   (**Never set :attr:`Request.body` directly!**), not as it was written.
 # Markdown 5: MyST's roles ({func}`attrs.define`) and directive fences (:::{warning},
 #   ```{include} x```) read as their reST twins do.
+# Markdown 6: a section and a chunk are cited by their lines in the file, as reST's are.
 # HTML 4 and EPUB 3: lxml builds the tree, so an `<li>` or `<p>` whose end tag is left out
 #   ends at the next one, as in a browser (html.parser nested it in the one before).
-READINGS = {"md": 5, "rst": 10, "html": 4, "ipynb": 2, "epub": 3}
+READINGS = {"md": 6, "rst": 10, "html": 4, "ipynb": 2, "epub": 3}
 
 
 def reading_of(file_type: str) -> int:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ragcli.blocks.examples import one_reference_per_example
-from ragcli.blocks.model import Admonition, Block, Heading, Table
+from ragcli.blocks.model import Admonition, Block, Document, Heading, Table
 from ragcli.blocks.render import render
 from ragcli.ingest.loaders.base import LoadedFile, NothingOfItsOwn, Section, spans_locator
 from ragcli.ingest.loaders.encoding import read_text
@@ -36,18 +36,24 @@ def _text_sections(text: str) -> list[Section]:
 def markdown_sections(text: str) -> list[Section]:
     from ragcli.blocks.markdown import read_markdown
 
-    return list(block_sections(read_markdown(text).blocks))
+    return _cited_by_lines(read_markdown(text, lines=True))
 
 
 def rst_sections(text: str, source: str = "") -> list[Section]:
     from ragcli.blocks.rst import read_rst
 
     document = read_rst(text, source)
-    sections = list(block_sections(document.blocks))
+    sections = _cited_by_lines(document)
     if not sections and document.lists_pages:
         # An index page: Sphinx shows it as links to the pages it lists, read on their own.
         raise NothingOfItsOwn("only a table of contents (toctree): its pages are read")
-    # Each section's lines in the file, and each block's, which a chunk of it is cited by.
+    return sections
+
+
+def _cited_by_lines(document: Document) -> list[Section]:
+    """The document's sections, each cited by its lines in the file, and each block's
+    lines kept for the chunks cut from it."""
+    sections = list(block_sections(document.blocks))
     for section in sections:
         spans = tuple(document.block_lines.get(id(block)) for block in section.blocks or ())
         known = [span for span in spans if span is not None]
