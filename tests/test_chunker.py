@@ -163,7 +163,8 @@ def test_a_code_block_longer_than_the_window_is_cut_between_lines_with_its_fence
 def test_markdown_sections_and_chunks_are_cited_by_their_lines(counter):
     """Markdown is cited as reST is: a section from its heading to its last block, a chunk
     of a long section by the lines of the blocks it holds. Each list item and definition
-    has its own lines; a directive's body, parsed on its own, takes its directive's."""
+    has its own lines; a directive's body, parsed on its own, takes its directive's; each
+    part of a code block cut in several is cited by its own lines of code."""
     paragraphs = [
         f"Paragraph {n} says something about uploads, limits and folders, in words enough "
         f"to\nfill two lines of the page, and it ends here with number {n}."
@@ -173,7 +174,9 @@ def test_markdown_sections_and_chunks_are_cited_by_their_lines(counter):
         "# Guide\n\nIntro line.\n\n## Uploads\n\n"
         + "\n\n".join(paragraphs[:3])
         + "\n\n- first item\n- second item,\n  on two lines\n\n"
-        + "```python\nlimit = 16 * 1000 * 1000\n```\n\n"
+        + "```python\n"
+        + "\n".join(f"limit_{n} = {n} * 1000 * 1000  # the limit of upload {n}" for n in range(40))
+        + "\n```\n\n"
         + ":::{note}\nA note's body.\n:::\n\n"
         + "\n\n".join(paragraphs[3:])
         + "\n"
@@ -203,6 +206,12 @@ def test_markdown_sections_and_chunks_are_cited_by_their_lines(counter):
         shown = " ".join(" ".join(lines[int(first) - 1 : int(last or first)]).split())
         body = [line for line in chunk.text.split("\n") if line and line[0] not in "#`>"]
         assert " ".join(body[0].split()[:3]).lstrip("- ") in shown, (locator, body[0])
+    code = [chunk for chunk in chunks if "```python\nlimit_" in chunk.text]
+    assert len(code) >= 2
+    for chunk in code:
+        first, _, last = chunk.extra["locator"].removeprefix("lines ").partition("–")
+        held = chunk.text.split("```python\n", 1)[1].split("\n```", 1)[0]
+        assert lines[int(first) - 1 : int(last)] == held.split("\n")
 
 
 def test_chunks_of_a_long_rest_section_cite_their_own_lines(counter):

@@ -388,7 +388,11 @@ class _Reader:
             if kind == "colon_fence":  # another directive: its body is Markdown
                 return self.parsed(node.content, depth)
         if kind in ("fence", "code_block"):
-            return [_code(node.info if kind == "fence" else "", node.content)]
+            code = _code(node.info if kind == "fence" else "", node.content)
+            if node.map and node.content.strip():  # cited by its code's lines, not fences
+                first = node.map[0] + (kind == "fence")
+                self.mark([code], [first, first + node.content.rstrip("\n").count("\n") + 1])
+            return [code]
         if kind in ("bullet_list", "ordered_list"):
             return self.list_items(node, depth)
         if kind == "table":

@@ -190,7 +190,10 @@ class Chunker:
             if tokens <= budget:
                 pieces.append(Piece(text, tokens, "paragraph", separator))
             elif isinstance(block, CodeBlock):
-                pieces.extend(self._code_parts(block, budget) or self._prose(text, budget))
+                pieces.extend(
+                    self._code_parts(block, budget, _code_start(block, spans, number))
+                    or self._prose(text, budget)
+                )
             elif isinstance(block, Table):
                 pieces.extend(self._table_parts(block, budget))
             elif isinstance(block, Admonition):
@@ -199,13 +202,17 @@ class Chunker:
                 pieces.extend(self._prose(text, budget, separator))
             span = spans[number] if spans and number < len(spans) else None
             for piece in pieces[start:]:
-                piece.lines = span
+                piece.lines = piece.lines or span
         return pieces
 
-    def _code_parts(self, block: CodeBlock, budget: int) -> list[Piece]:
+    def _code_parts(
+        self, block: CodeBlock, budget: int, first_line: int | None = None
+    ) -> list[Piece]:
         """A code block longer than the window, cut between lines into blocks that each
         keep the fences, so that every chunk holds code that reads (and renders) as code.
-        None fit when the fence lines themselves take half the window: cut like prose."""
+        None fit when the fence lines themselves take half the window: cut like prose.
+        `first_line`: the file's line of the block's first line, which each part is then
+        cited from."""
         opening, _, rest = fenced(block).partition("\n")
         closing = rest.rsplit("\n", 1)[-1]
         room = budget - self.counter.count(f"{opening}\n{closing}")
@@ -214,19 +221,35 @@ class Chunker:
         parts: list[Piece] = []
         group: list[str] = []
         used = 0
-        for line in block.text.split("\n"):
+        begun = 0  # the index of the group's first line in the block
+
+        def cited(piece: Piece, first: int, count: int) -> Piece:
+            if first_line is not None:
+                piece.lines = (first_line + first, first_line + first + count - 1)
+            return piece
+
+        for index, line in enumerate(block.text.split("\n")):
             tokens = self.counter.count(line)
             if tokens > room:  # one line longer than the window: cut like prose
+                if group:
+                    parts.append(
+                        cited(self._code_piece(opening, group, closing), begun, len(group))
+                    )
+                    group, used = [], 0
                 for part, _, method in self._sentence_parts(line.strip(), room):
-                    parts.append(self._code_piece(opening, [part], closing, method))
+                    parts.append(
+                        cited(self._code_piece(opening, [part], closing, method), index, 1)
+                    )
                 continue
             if group and used + tokens > room:
-                parts.append(self._code_piece(opening, group, closing))
+                parts.append(cited(self._code_piece(opening, group, closing), begun, len(group)))
                 group, used = [], 0
+            if not group:
+                begun = index
             group.append(line)
             used += tokens
         if group:
-            parts.append(self._code_piece(opening, group, closing))
+            parts.append(cited(self._code_piece(opening, group, closing), begun, len(group)))
         return parts
 
     def _code_piece(
@@ -341,6 +364,17 @@ def _joined(pieces: list[Piece]) -> str:
         parts.append(piece.separator)
         parts.append(piece.text)
     return "".join(parts)
+
+
+def _code_start(
+    block: CodeBlock, spans: tuple[tuple[int, int] | None, ...] | None, number: int
+) -> int | None:
+    """The file's line of `block`'s first line, when its span is its code's lines alone (a
+    span that holds a directive's or a fence's lines too cannot say where the code is)."""
+    span = spans[number] if spans and number < len(spans) else None
+    if span is None or span[1] - span[0] + 1 != block.text.count("\n") + 1:
+        return None
+    return span[0]
 
 
 def _rows_of(section: Section, lines: list[int] | None) -> list[int]:

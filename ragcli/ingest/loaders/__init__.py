@@ -108,10 +108,12 @@ FORMATS = _formats()
 # 9 (reST): a chunk is cited by its own lines, not its section's; a section's lines start
 #   at its title.
 # 10 (reST): a role inside emphasis or strong text reads as the role does
-#   (**Never set :attr:`Request.body` directly!**), not as it was written.
+#   (**Never set :attr:`Request.body` directly!**), not as it was written; each part of a
+#   code block cut in several is cited by its own lines.
 # Markdown 5: MyST's roles ({func}`attrs.define`) and directive fences (:::{warning},
 #   ```{include} x```) read as their reST twins do.
-# Markdown 6: a section and a chunk are cited by their lines in the file, as reST's are.
+# Markdown 6: a section and a chunk are cited by their lines in the file, as reST's are;
+#   a code block by its code's lines, each part of one cut in several by its own.
 # HTML 4 and EPUB 3: lxml builds the tree, so an `<li>` or `<p>` whose end tag is left out
 #   ends at the next one, as in a browser (html.parser nested it in the one before).
 READINGS = {"md": 6, "rst": 10, "html": 4, "ipynb": 2, "epub": 3}
