@@ -164,7 +164,7 @@ def test_markdown_sections_and_chunks_are_cited_by_their_lines(counter):
     """Markdown is cited as reST is: a section from its heading to its last block, a chunk
     of a long section by the lines of the blocks it holds. Each list item and definition
     has its own lines; a directive's body, parsed on its own, takes its directive's; each
-    part of a code block cut in several is cited by its own lines of code."""
+    part of a code block or a table cut in several is cited by its own lines."""
     paragraphs = [
         f"Paragraph {n} says something about uploads, limits and folders, in words enough "
         f"to\nfill two lines of the page, and it ends here with number {n}."
@@ -177,6 +177,11 @@ def test_markdown_sections_and_chunks_are_cited_by_their_lines(counter):
         + "```python\n"
         + "\n".join(f"limit_{n} = {n} * 1000 * 1000  # the limit of upload {n}" for n in range(40))
         + "\n```\n\n"
+        + "| setting | meaning |\n|---|---|\n"
+        + "\n".join(
+            f"| `upload_limit_{n}` | the size limit of upload slot {n} |" for n in range(40)
+        )
+        + "\n\n"
         + ":::{note}\nA note's body.\n:::\n\n"
         + "\n\n".join(paragraphs[3:])
         + "\n"
@@ -204,14 +209,23 @@ def test_markdown_sections_and_chunks_are_cited_by_their_lines(counter):
     for chunk, locator in zip(chunks, cited, strict=True):
         first, _, last = locator.removeprefix("lines ").partition("–")
         shown = " ".join(" ".join(lines[int(first) - 1 : int(last or first)]).split())
-        body = [line for line in chunk.text.split("\n") if line and line[0] not in "#`>"]
-        assert " ".join(body[0].split()[:3]).lstrip("- ") in shown, (locator, body[0])
+        # A table's part repeats the header, which is not among the rows it cites.
+        body = [line for line in chunk.text.split("\n") if line and line[0] not in "#`>|"]
+        if body:
+            assert " ".join(body[0].split()[:3]).lstrip("- ") in shown, (locator, body[0])
     code = [chunk for chunk in chunks if "```python\nlimit_" in chunk.text]
     assert len(code) >= 2
     for chunk in code:
         first, _, last = chunk.extra["locator"].removeprefix("lines ").partition("–")
         held = chunk.text.split("```python\n", 1)[1].split("\n```", 1)[0]
         assert lines[int(first) - 1 : int(last)] == held.split("\n")
+    tables = [chunk for chunk in chunks if "| setting | meaning |" in chunk.text]
+    assert len(tables) >= 2
+    for chunk in tables:
+        first, _, last = chunk.extra["locator"].removeprefix("lines ").partition("–")
+        rows = [" ".join(line.split()) for line in chunk.text.split("\n") if "upload_" in line]
+        held_lines = [" ".join(line.split()) for line in lines[int(first) - 1 : int(last)]]
+        assert held_lines[: len(rows)] == rows  # from its first row on
 
 
 def test_chunks_of_a_long_rest_section_cite_their_own_lines(counter):

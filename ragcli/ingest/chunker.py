@@ -195,7 +195,9 @@ class Chunker:
                     or self._prose(text, budget)
                 )
             elif isinstance(block, Table):
-                pieces.extend(self._table_parts(block, budget))
+                pieces.extend(
+                    self._table_parts(block, budget, _first_row_line(block, spans, number))
+                )
             elif isinstance(block, Admonition):
                 pieces.extend(self._block_pieces(block.blocks, budget))
             else:
@@ -258,30 +260,44 @@ class Chunker:
         text = "\n".join([opening, *lines, closing])
         return Piece(text, self.counter.count(text), method, "\n\n")
 
-    def _table_parts(self, block: Table, budget: int) -> list[Piece]:
+    def _table_parts(
+        self, block: Table, budget: int, first_row_line: int | None = None
+    ) -> list[Piece]:
         """A table longer than the window, as tables of some of its rows that each keep
-        the header; a row longer than the window alone, cut like prose."""
+        the header; a row longer than the window alone, cut like prose. `first_row_line`:
+        the file's line of its first row, each row on a line of its own (Markdown), which
+        each part is then cited from."""
         head = self.counter.count(render_block(Table(block.header, ())))
         parts: list[Piece] = []
         group: list[tuple[str, ...]] = []
         used = head
+        begun = 0  # the index of the group's first row
+
+        def cited(pieces: list[Piece], first: int, count: int) -> list[Piece]:
+            if first_row_line is not None:
+                for piece in pieces:
+                    piece.lines = (first_row_line + first, first_row_line + first + count - 1)
+            return pieces
 
         def close() -> None:
             if group:
                 text = render_block(Table(block.header, tuple(group)))
-                parts.append(Piece(text, self.counter.count(text), "paragraph", "\n\n"))
+                piece = Piece(text, self.counter.count(text), "paragraph", "\n\n")
+                parts.extend(cited([piece], begun, len(group)))
                 group.clear()
 
-        for row in block.rows:
+        for index, row in enumerate(block.rows):
             tokens = self.counter.count(render_block(Table((), (row,))).rsplit("\n", 1)[-1])
             if head + tokens > budget:
                 close()
                 used = head
-                parts.extend(self._prose(" | ".join(row), budget))
+                parts.extend(cited(self._prose(" | ".join(row), budget), index, 1))
                 continue
             if group and used + tokens > budget:
                 close()
                 used = head
+            if not group:
+                begun = index
             group.append(row)
             used += tokens
         close()
@@ -375,6 +391,17 @@ def _code_start(
     if span is None or span[1] - span[0] + 1 != block.text.count("\n") + 1:
         return None
     return span[0]
+
+
+def _first_row_line(
+    block: Table, spans: tuple[tuple[int, int] | None, ...] | None, number: int
+) -> int | None:
+    """The file's line of `block`'s first row, when its span is a header line, a delimiter
+    line and a line for each row (a Markdown table); a grid table's borders cannot say."""
+    span = spans[number] if spans and number < len(spans) else None
+    if span is None or not block.header or span[1] - span[0] + 1 != len(block.rows) + 2:
+        return None
+    return span[0] + 2
 
 
 def _rows_of(section: Section, lines: list[int] | None) -> list[int]:
