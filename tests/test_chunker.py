@@ -203,29 +203,44 @@ def test_markdown_sections_and_chunks_are_cited_by_their_lines(counter):
         ["- second item,", "  on two lines"],
     ]
     chunks = Chunker(counter, max_tokens=96, overlap_tokens=0).chunk(sections[1:])
-    assert len(chunks) >= 3
-    cited = [chunk.extra["locator"] for chunk in chunks]
-    assert len(set(cited)) == len(cited)
-    for chunk, locator in zip(chunks, cited, strict=True):
-        first, _, last = locator.removeprefix("lines ").partition("–")
-        shown = " ".join(" ".join(lines[int(first) - 1 : int(last or first)]).split())
-        # A table's part repeats the header, which is not among the rows it cites.
-        body = [line for line in chunk.text.split("\n") if line and line[0] not in "#`>|"]
-        if body:
-            assert " ".join(body[0].split()[:3]).lstrip("- ") in shown, (locator, body[0])
+    # A table's part repeats the header, which is not among the rows it cites.
+    each_chunk_opens_in_its_lines(chunks, lines, skipped="#`>|")
     code = [chunk for chunk in chunks if "```python\nlimit_" in chunk.text]
     assert len(code) >= 2
     for chunk in code:
-        first, _, last = chunk.extra["locator"].removeprefix("lines ").partition("–")
+        first, last = cited_lines(chunk)
         held = chunk.text.split("```python\n", 1)[1].split("\n```", 1)[0]
-        assert lines[int(first) - 1 : int(last)] == held.split("\n")
+        assert lines[first - 1 : last] == held.split("\n")
     tables = [chunk for chunk in chunks if "| setting | meaning |" in chunk.text]
     assert len(tables) >= 2
     for chunk in tables:
-        first, _, last = chunk.extra["locator"].removeprefix("lines ").partition("–")
+        first, last = cited_lines(chunk)
         rows = [" ".join(line.split()) for line in chunk.text.split("\n") if "upload_" in line]
-        held_lines = [" ".join(line.split()) for line in lines[int(first) - 1 : int(last)]]
+        held_lines = [" ".join(line.split()) for line in lines[first - 1 : last]]
         assert held_lines[: len(rows)] == rows  # from its first row on
+
+
+def cited_lines(chunk) -> tuple[int, int]:
+    """The first and last line a chunk's `lines N–M` (or `line N`) locator cites."""
+    first, _, last = (
+        chunk.extra["locator"].removeprefix("lines ").removeprefix("line ").partition("–")
+    )
+    return int(first), int(last or first)
+
+
+def each_chunk_opens_in_its_lines(chunks, lines: list[str], skipped: str = "#`") -> None:
+    """Every chunk cites lines of its own, which hold its first line of text (a line
+    starting with one of `skipped`, a heading or a fence, aside)."""
+    assert len(chunks) >= 3
+    locators = [chunk.extra["locator"] for chunk in chunks]
+    assert len(set(locators)) == len(locators)
+    for chunk in chunks:
+        first, last = cited_lines(chunk)
+        shown = " ".join(" ".join(lines[first - 1 : last]).split())
+        body = [line for line in chunk.text.split("\n") if line and line[0] not in skipped]
+        if body:
+            opening = " ".join(body[0].split()[:3]).lstrip("- ")
+            assert opening in shown, (chunk.extra["locator"], body[0])
 
 
 def test_chunks_of_a_long_rest_section_cite_their_own_lines(counter):
@@ -243,14 +258,7 @@ def test_chunks_of_a_long_rest_section_cite_their_own_lines(counter):
     text = "Uploads\n=======\n\n" + "\n\n".join(paragraphs[:4] + [code] + paragraphs[4:]) + "\n"
     lines = text.split("\n")
     chunks = Chunker(counter, max_tokens=96, overlap_tokens=0).chunk(rst_sections(text))
-    assert len(chunks) >= 3
-    cited = [chunk.extra["locator"] for chunk in chunks]
-    assert len(set(cited)) == len(cited)
-    for chunk, locator in zip(chunks, cited, strict=True):
-        first, _, last = locator.removeprefix("lines ").partition("–")
-        shown = " ".join(" ".join(lines[int(first) - 1 : int(last or first)]).split())
-        body = [line for line in chunk.text.split("\n") if line and line[0] not in "#`"]
-        assert " ".join(body[0].split()[:3]) in shown, (locator, body[0])
+    each_chunk_opens_in_its_lines(chunks, lines)
     code_chunk = next(c for c in chunks if "MAX_CONTENT_LENGTH" in c.text)
-    first_line = int(code_chunk.extra["locator"].removeprefix("lines ").split("–")[0])
+    first_line, _ = cited_lines(code_chunk)
     assert lines[first_line - 1].startswith((".. code-block::", "Paragraph"))
