@@ -262,3 +262,21 @@ def test_chunks_of_a_long_rest_section_cite_their_own_lines(counter):
     code_chunk = next(c for c in chunks if "MAX_CONTENT_LENGTH" in c.text)
     first_line, _ = cited_lines(code_chunk)
     assert lines[first_line - 1].startswith((".. code-block::", "Paragraph"))
+
+
+@pytest.mark.parametrize("end", ["\r", "\r\n"])
+def test_lines_are_counted_whatever_the_line_ends(end):
+    """A file with old Mac (`\\r`) or Windows line ends is cited by the same lines as one
+    with `\\n`: the lines are counted as each parser splits them. A `\\r` reST file used to
+    stop the whole ingest ("zip() argument 2 is longer than argument 1")."""
+    from ragcli.ingest.loaders.text import rst_sections
+
+    markdown = "# Title\n\nSome text.\n\n- one\n- two\n"
+    rst = "Title\n=====\n\nSome text.\n\n- one\n- two\n"
+    for read, text, cited in (
+        (markdown_sections, markdown, "lines 1–6"),
+        (rst_sections, rst, "lines 1–7"),
+    ):
+        expected = [(s.locator, s.block_lines) for s in read(text)]
+        assert expected[0][0] == cited
+        assert [(s.locator, s.block_lines) for s in read(text.replace("\n", end))] == expected

@@ -181,6 +181,34 @@ def test_bad_files_are_reported_and_nothing_stored_is_touched(tmp_path):
     assert set(report.to_dict()) >= {f"files_{s}" for s in STATUSES}
 
 
+def test_a_readers_bug_on_one_file_fails_that_file_only(tmp_path, monkeypatch):
+    """A parser that breaks on one file (a bug, not a bad file) fails that file with the
+    error named; the other files are stored and the ingest goes on. It stopped the whole
+    ingest with "unexpected ValueError", naming no file."""
+    from ragcli.ingest.loaders import text
+
+    read = text.markdown_sections
+
+    def breaks_on_one(source: str):
+        if "trips the reader" in source:
+            raise ValueError("zip() argument 2 is longer than argument 1")
+        return read(source)
+
+    monkeypatch.setattr(text, "markdown_sections", breaks_on_one)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "odd.md").write_text("# Odd\n\nThis page trips the reader.\n")
+    (docs / "fine.md").write_text("# Fine\n\nThis page is read.\n")
+    ingestor = counting_ingestor(tmp_path / "store")
+    report = ingestor.run([docs], "docs")
+    reasons = {Path(f.path).name: (f.status, f.reason) for f in report.files}
+    assert reasons["fine.md"][0] == "new"
+    status, reason = reasons["odd.md"]
+    assert status == "failed"
+    assert reason.startswith("ragcli could not read it (ValueError: zip() argument 2")
+    assert [m["source_file"] for m in all_chunks(ingestor)[1]] == [str(docs / "fine.md")]
+
+
 def test_missing_path_is_a_clear_error(tmp_path):
     from ragcli.errors import RagcliError
 

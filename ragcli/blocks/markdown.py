@@ -92,6 +92,8 @@ TRANSCRIPTS = frozenset({"console", "shell-session", "termynal"})
 COLOUR_TAG = re.compile(r"</?(?:font|b|i|u|strong|em|span)(?:\s[^<>]*)?>")
 # Tags and comments, to tell an HTML block that holds no text without parsing it.
 TAG_OR_COMMENT = re.compile(r"<!--.*?(?:-->|$)|<[^<>]*>", re.S)
+# A line's end as markdown-it reads it (its token maps count lines so).
+LINE_BREAK = re.compile(r"\r\n?|\n")
 # A streamed document's unfinished block is carried into the next piece up to this size.
 MAX_CARRIED = 8 << 20
 
@@ -102,7 +104,7 @@ def read_markdown(text: str, indented_code: bool = True, lines: bool = False) ->
     reader = _Reader(lines)
     blocks = reader.blocks(_tree(_parser(indented_code).parse(text)))
     placed = with_paths(blocks)
-    in_file = text.split("\n") if reader.marked else []
+    in_file = LINE_BREAK.split(text) if reader.marked else []
     spans = {key: _trimmed(in_file, span) for key, (_, span) in reader.marked.items()}
     for block, heading in zip(blocks, placed, strict=True):
         if heading is not block and id(block) in spans:  # a heading given its path
@@ -112,7 +114,7 @@ def read_markdown(text: str, indented_code: bool = True, lines: bool = False) ->
 
 def _trimmed(lines: list[str], span: tuple[int, int]) -> tuple[int, int]:
     """`span` without the blank lines a token's map counts at its end (a list's item)."""
-    first, last = span
+    first, last = span[0], min(span[1], len(lines))
     while last > first and not lines[last - 1].strip():
         last -= 1
     return first, last

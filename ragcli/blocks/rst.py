@@ -76,7 +76,7 @@ def read_rst(text: str, source: str = "") -> RstDocument:
     walker = _Walker()
     read = walker.blocks(document.children, 0)
     blocks = with_paths(read)  # the same blocks in order, headings given their paths
-    lines = text.split("\n")
+    lines = text.splitlines()  # as docutils splits them, whatever the line ends
     starts = _title_starts(lines, walker.titles)
     first_lines: list[int | None] = []
     for before, block in zip(read, blocks, strict=True):
@@ -608,6 +608,8 @@ def _block_lines(
         if first is not None and (not known or first > known[-1][1]) and first <= len(lines):
             known.append((index, first))
     found: dict[int, tuple[int, int]] = {}
+    if not known:
+        return found
     ends = [first for _, first in known[1:]] + [len(lines) + 1]
     following = [index for index, _ in known[1:]] + [len(blocks)]
     for (index, first), after, stop in zip(known, ends, following, strict=True):

@@ -126,6 +126,9 @@ class FileSource:
             parsed = result()
         except (LoadError, OSError) as exc:
             return self._settled(path, _failure(path, outcome.key, exc))
+        except Exception as exc:  # a reader's bug on this file: the others are still read
+            reason = f"ragcli could not read it ({type(exc).__name__}: {exc}); please report it"
+            return self._settled(path, FileOutcome(outcome.key, "failed", reason))
         outcome.file_type, outcome.pages = parsed.file_type, parsed.pages
         outcome.chunks, outcome.notes = parsed.chunks, outcome.notes + parsed.notes
         outcome.ocr_pages = parsed.ocr_pages
