@@ -372,6 +372,25 @@ def test_an_rst_line_block_keeps_its_lines_apart():
     assert read_rst(text).blocks == [Paragraph("Requests Inc.\n1 Main Street\nSpringfield\nUSA")]
 
 
+def test_a_myst_pages_comments_and_block_breaks_are_not_text():
+    """A MyST page's `% …` line is a comment and `+++` a block break (attrs' "% {func}
+    syntax does currently not work …" was quoted as text). On a page that writes no MyST,
+    a line starting with `%` is text."""
+    from ragcli.blocks.markdown import read_markdown
+
+    myst = (
+        "(names)=\n# Names\n\nUse {func}`attrs.define`.\n% a note to the authors\n\n+++\n\nMore.\n"
+    )
+    assert read_markdown(myst).blocks[1:] == [
+        Paragraph("Use `attrs.define()`."),
+        Paragraph("More."),
+    ]
+    plain = "# Share\n\nThe share is 50\n% of users, and +++ is text.\n"
+    assert read_markdown(plain).blocks[1:] == [
+        Paragraph("The share is 50\n% of users, and +++ is text.")
+    ]
+
+
 def test_myst_roles_in_markdown_read_as_rest_roles_do():
     """Sphinx's Markdown (MyST) writes a role as {name}`target`: it reads as the same role
     written in reST, not as the syntax."""

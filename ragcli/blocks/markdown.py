@@ -68,6 +68,14 @@ MYST_ROLE_START = re.compile(r"\{[A-Za-z0-9_+:-]+\}`")
 # a MyST target, `(label)=` alone on its line.
 MYST_DIRECTIVE = re.compile(r"^\{([A-Za-z][\w:+-]*)\}\s*(.*)$", re.S)
 MYST_TARGET = re.compile(r"\([\w.:-]+\)=")
+# A MyST page (one writing a role, a directive fence or a target the MyST way) also has
+# line comments (`% …`) and block breaks (`+++`); elsewhere a line that starts with `%`
+# is text ("… 50\n% of users").
+MYST_PAGE = re.compile(
+    r"^\([\w.:-]+\)=[ \t]*$|^[ \t]*(?:`{3,}|:{3,})\{[\w:-]+\}"
+    r"|(?<![\w}`:])\{[A-Za-z][\w:+-]*\}`[^`\n]+`",
+    re.M,
+)
 MYST_COLON_OPEN = re.compile(r":{3,}\{[A-Za-z][\w:+-]*\}")
 # A directive's options: `:key: value` lines, or YAML between `---` lines, before its body.
 MYST_OPTION = re.compile(r"^:[\w-]+:(?:\s.*)?$")
@@ -101,8 +109,9 @@ MAX_CARRIED = 8 << 20
 def read_markdown(text: str, indented_code: bool = True, lines: bool = False) -> Document:
     """`text` as blocks; headings carry their path from the document's top. With `lines`,
     each block's lines in `text` too (Document.block_lines)."""
-    reader = _Reader(lines)
-    blocks = reader.blocks(_tree(_parser(indented_code).parse(text)))
+    myst = MYST_PAGE.search(text) is not None
+    reader = _Reader(lines, myst)
+    blocks = reader.blocks(_tree(_parser(indented_code, myst).parse(text)))
     placed = with_paths(blocks)
     in_file = LINE_BREAK.split(text) if reader.marked else []
     spans = {key: _trimmed(in_file, span) for key, (_, span) in reader.marked.items()}
@@ -134,12 +143,13 @@ def with_paths(blocks: list[Block], above: tuple[tuple[int, str], ...] = ()) -> 
     return found
 
 
-@lru_cache(maxsize=2)
-def _parser(indented_code: bool) -> MarkdownIt:
+@lru_cache(maxsize=4)
+def _parser(indented_code: bool, myst: bool = False) -> MarkdownIt:
     from markdown_it import MarkdownIt
     from mdit_py_plugins.attrs import attrs_block_plugin, attrs_plugin
     from mdit_py_plugins.deflist import deflist_plugin
     from mdit_py_plugins.front_matter import front_matter_plugin
+    from mdit_py_plugins.myst_blocks import myst_block_plugin
 
     # CommonMark's preset stops reading at 20 levels of nesting and drops what is deeper
     # without a word; 100 (markdown-it's own default) keeps any real page whole.
@@ -168,6 +178,8 @@ def _parser(indented_code: bool) -> MarkdownIt:
     md.block.ruler.before(
         "fence", "content_tab", _content_tab, {"alt": ["paragraph", "reference", "blockquote"]}
     )
+    if myst:  # comments, block breaks and targets, read as nothing
+        md.use(myst_block_plugin)
     if not indented_code:
         md.disable("code")
     return md
@@ -338,8 +350,9 @@ def _tree(tokens: list[Token]) -> list[_Node]:
 class _Reader:
     """The block tree's nodes into blocks."""
 
-    def __init__(self, lines: bool = False) -> None:
+    def __init__(self, lines: bool = False, myst: bool = False) -> None:
         self.metadata: dict[str, str] = {}
+        self.myst = myst  # a directive's body is read as its page is
         # With `lines`, each block's first and last line (1-based) from its token's map,
         # by the block's id; the block is held too, so that no other takes its id.
         self.lines = lines
@@ -370,7 +383,7 @@ class _Reader:
         """The blocks of a directive's body, parsed on its own."""
         self.nested += 1
         try:
-            return self.blocks(_tree(_parser(True).parse(text)), depth)
+            return self.blocks(_tree(_parser(True, self.myst).parse(text)), depth)
         finally:
             self.nested -= 1
 
@@ -419,7 +432,7 @@ class _Reader:
         if kind == "front_matter":
             self.metadata.update(_front_matter(node.content))
             return []
-        if kind in ("hr", "attrs_block"):
+        if kind in ("hr", "attrs_block", "myst_line_comment", "myst_block_break", "myst_target"):
             return []
         return self.blocks(node.children, depth)  # a container of blocks
 

@@ -114,9 +114,10 @@ FORMATS = _formats()
 #   ```{include} x```) read as their reST twins do.
 # Markdown 6: a section and a chunk are cited by their lines in the file, as reST's are;
 #   a code block by its code's lines, each part of one cut in several by its own.
+# Markdown 7: a MyST page's line comments (`% …`) and block breaks (`+++`) are not text.
 # HTML 4 and EPUB 3: lxml builds the tree, so an `<li>` or `<p>` whose end tag is left out
 #   ends at the next one, as in a browser (html.parser nested it in the one before).
-READINGS = {"md": 6, "rst": 10, "html": 4, "ipynb": 2, "epub": 3}
+READINGS = {"md": 7, "rst": 10, "html": 4, "ipynb": 2, "epub": 3}
 
 
 def reading_of(file_type: str) -> int:
