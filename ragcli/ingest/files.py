@@ -127,7 +127,8 @@ class FileSource:
         except (LoadError, OSError) as exc:
             return self._settled(path, _failure(path, outcome.key, exc))
         except Exception as exc:  # a reader's bug on this file: the others are still read
-            reason = f"ragcli could not read it ({type(exc).__name__}: {exc}); please report it"
+            said = " ".join(str(exc).split())[:200]  # one line in the report
+            reason = f"ragcli could not read it ({type(exc).__name__}: {said}); please report it"
             return self._settled(path, FileOutcome(outcome.key, "failed", reason))
         outcome.file_type, outcome.pages = parsed.file_type, parsed.pages
         outcome.chunks, outcome.notes = parsed.chunks, outcome.notes + parsed.notes
