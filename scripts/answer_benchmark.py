@@ -35,6 +35,7 @@ def measure(data: Path, limit: int | None = None, workdir: Path | None = None) -
     reused, so a rerun ingests nothing; without it both go to a temporary folder."""
     from ragcli import service
     from ragcli.config import load_settings
+    from ragcli.evaluation import kept_stores
     from ragcli.evaluation.squad import contains_answer, load_article
 
     source = next(data.glob("*.json"), None)
@@ -48,9 +49,12 @@ def measure(data: Path, limit: int | None = None, workdir: Path | None = None) -
         article = work / f"{title.lower().replace(' ', '_')}.md"
         if not article.exists() or article.read_text(encoding="utf-8") != markdown:
             article.write_text(markdown, encoding="utf-8")
+        store = work / "store"
+        if note := kept_stores.prepare(store, kept_stores.reading_fingerprint()):
+            print(note, file=sys.stderr)
         settings = load_settings(
             None,
-            {"store.path": str(work / "store"), "llm.provider": "extractive"},
+            {"store.path": str(store), "llm.provider": "extractive"},
             environ={},
         )
         service.ingestor(settings).run([article], settings.store.collection)

@@ -21,10 +21,11 @@ Rhine article: a gold answer in the answer, and the median answer length.
         [--stores DIR] [--show] [--json] [--check-questions] [--setting KEY=VALUE]
 
 `--stores DIR` keeps each set's store in DIR/NAME between runs (an ingest of unchanged
-files is a no-op); without it temporary stores are used. `--json` prints one object for one
-set, a list for `docs` and `all`. `--check-questions` ingests
-nothing: it checks that each question's names or values are written in its set's pages,
-outside include directives. Progress goes to stderr.
+files is a no-op; a store made by other reading code is made again:
+ragcli/evaluation/kept_stores.py); without it temporary stores are used. `--json` prints
+one object for one set, a list for `docs` and `all`. `--check-questions` ingests nothing:
+it checks that each question's names or values are written in its set's pages, outside
+include directives. Progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ def measure_set(
     every answer is written there with its sources and the raw markup found in it."""
     from ragcli import service
     from ragcli.config import load_settings
+    from ragcli.evaluation import kept_stores
     from ragcli.evaluation.howto import answers_it, load_howtos
     from ragcli.evaluation.markup import markup_examples, raw_markup
 
@@ -109,6 +111,8 @@ def measure_set(
     overrides = {"store.path": str(store), "llm.provider": "extractive"}
     settings = load_settings(None, overrides | (settings_given or {}), environ={})
     files = sorted(p for p in doc_set.docs.rglob("*") if p.suffix in DOC_SUFFIXES)
+    if note := kept_stores.prepare(store, kept_stores.reading_fingerprint()):
+        progress(note)
     progress(f"{doc_set.name}: ingesting {len(files)} files into {store} …")
     started = time.perf_counter()
     report = service.ingestor(settings).run(files, settings.store.collection)
