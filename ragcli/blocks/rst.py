@@ -48,7 +48,7 @@ ROLE_USE = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w+.-]*:)?[A-Za-z][\w+.-]*):`")
 DIRECTIVE_USE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]*)[ \t]*::", re.M)
 # A role inside emphasis or strong text, which reST does not parse (inline markup does not
 # nest): "**Never set :attr:`Request.body` directly!**" is one Text node.
-NESTED_ROLE = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w+.-]*:)?[A-Za-z][\w+.-]*):`([^`]+)`")
+NESTED_ROLE = re.compile(ROLE_USE.pattern + r"([^`]+)`")
 # A substitution reference left unresolved (`|version|`, `|name|_`): its name is group 1.
 SUBSTITUTION = re.compile(r"^\|([^|\s](?:[^|]*[^|\s])?)\|_{0,2}$")
 # Sphinx extensions' containers whose argument is a title in words, not a signature:

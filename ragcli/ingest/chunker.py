@@ -187,22 +187,20 @@ class Chunker:
             text = render_block(block)
             tokens = self.counter.count(text)
             start = len(pieces)
+            span = spans[number] if spans and number < len(spans) else None
             if tokens <= budget:
                 pieces.append(Piece(text, tokens, "paragraph", separator))
             elif isinstance(block, CodeBlock):
                 pieces.extend(
-                    self._code_parts(block, budget, _code_start(block, spans, number))
+                    self._code_parts(block, budget, _code_start(block, span))
                     or self._prose(text, budget)
                 )
             elif isinstance(block, Table):
-                pieces.extend(
-                    self._table_parts(block, budget, _first_row_line(block, spans, number))
-                )
+                pieces.extend(self._table_parts(block, budget, _first_row_line(block, span)))
             elif isinstance(block, Admonition):
                 pieces.extend(self._block_pieces(block.blocks, budget))
             else:
                 pieces.extend(self._prose(text, budget, separator))
-            span = spans[number] if spans and number < len(spans) else None
             for piece in pieces[start:]:
                 piece.lines = piece.lines or span
         return pieces
@@ -225,33 +223,29 @@ class Chunker:
         used = 0
         begun = 0  # the index of the group's first line in the block
 
-        def cited(piece: Piece, first: int, count: int) -> Piece:
-            if first_line is not None:
-                piece.lines = (first_line + first, first_line + first + count - 1)
-            return piece
+        def close() -> None:
+            nonlocal used
+            if group:
+                piece = self._code_piece(opening, group, closing)
+                parts.extend(_cited([piece], first_line, begun, len(group)))
+                group.clear()
+            used = 0
 
         for index, line in enumerate(block.text.split("\n")):
             tokens = self.counter.count(line)
             if tokens > room:  # one line longer than the window: cut like prose
-                if group:
-                    parts.append(
-                        cited(self._code_piece(opening, group, closing), begun, len(group))
-                    )
-                    group, used = [], 0
+                close()
                 for part, _, method in self._sentence_parts(line.strip(), room):
-                    parts.append(
-                        cited(self._code_piece(opening, [part], closing, method), index, 1)
-                    )
+                    piece = self._code_piece(opening, [part], closing, method)
+                    parts.extend(_cited([piece], first_line, index, 1))
                 continue
             if group and used + tokens > room:
-                parts.append(cited(self._code_piece(opening, group, closing), begun, len(group)))
-                group, used = [], 0
+                close()
             if not group:
                 begun = index
             group.append(line)
             used += tokens
-        if group:
-            parts.append(cited(self._code_piece(opening, group, closing), begun, len(group)))
+        close()
         return parts
 
     def _code_piece(
@@ -273,17 +267,11 @@ class Chunker:
         used = head
         begun = 0  # the index of the group's first row
 
-        def cited(pieces: list[Piece], first: int, count: int) -> list[Piece]:
-            if first_row_line is not None:
-                for piece in pieces:
-                    piece.lines = (first_row_line + first, first_row_line + first + count - 1)
-            return pieces
-
         def close() -> None:
             if group:
                 text = render_block(Table(block.header, tuple(group)))
                 piece = Piece(text, self.counter.count(text), "paragraph", "\n\n")
-                parts.extend(cited([piece], begun, len(group)))
+                parts.extend(_cited([piece], first_row_line, begun, len(group)))
                 group.clear()
 
         for index, row in enumerate(block.rows):
@@ -291,7 +279,7 @@ class Chunker:
             if head + tokens > budget:
                 close()
                 used = head
-                parts.extend(cited(self._prose(" | ".join(row), budget), index, 1))
+                parts.extend(_cited(self._prose(" | ".join(row), budget), first_row_line, index, 1))
                 continue
             if group and used + tokens > budget:
                 close()
@@ -382,23 +370,26 @@ def _joined(pieces: list[Piece]) -> str:
     return "".join(parts)
 
 
-def _code_start(
-    block: CodeBlock, spans: tuple[tuple[int, int] | None, ...] | None, number: int
-) -> int | None:
-    """The file's line of `block`'s first line, when its span is its code's lines alone (a
+def _cited(pieces: list[Piece], start: int | None, first: int, count: int) -> list[Piece]:
+    """`pieces` cited by `count` lines from the `first` (0-based) of a block whose first line
+    in the file is `start`; left as they are when `start` is unknown."""
+    if start is not None:
+        for piece in pieces:
+            piece.lines = (start + first, start + first + count - 1)
+    return pieces
+
+
+def _code_start(block: CodeBlock, span: tuple[int, int] | None) -> int | None:
+    """The file's line of `block`'s first line, when its `span` is its code's lines alone (a
     span that holds a directive's or a fence's lines too cannot say where the code is)."""
-    span = spans[number] if spans and number < len(spans) else None
     if span is None or span[1] - span[0] + 1 != block.text.count("\n") + 1:
         return None
     return span[0]
 
 
-def _first_row_line(
-    block: Table, spans: tuple[tuple[int, int] | None, ...] | None, number: int
-) -> int | None:
-    """The file's line of `block`'s first row, when its span is a header line, a delimiter
+def _first_row_line(block: Table, span: tuple[int, int] | None) -> int | None:
+    """The file's line of `block`'s first row, when its `span` is a header line, a delimiter
     line and a line for each row (a Markdown table); a grid table's borders cannot say."""
-    span = spans[number] if spans and number < len(spans) else None
     if span is None or not block.header or span[1] - span[0] + 1 != len(block.rows) + 2:
         return None
     return span[0] + 2
