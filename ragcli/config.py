@@ -138,6 +138,10 @@ class RetrievalSettings(Section):
     rrf_k: int = Field(60, ge=0, le=1000)
     dense_weight: float = Field(0.6, ge=0.0, le=1.0)
     candidates: int = Field(100, ge=1, le=1000)
+    # How far a candidate whose heading path is closer to the question than its text
+    # moves towards the heading's cosine in the dense ranking (retrieval/headings.py);
+    # 0: the text alone. Off by default: docs/retrieval.md has what 0.5 measured.
+    heading_weight: float = Field(0.0, ge=0.0, le=1.0)
     rerank: RerankSettings = RerankSettings()
     # HyDE: the answer model writes a short passage that would answer the question, and
     # dense retrieval ranks by it with the question (one model call per search query).

@@ -204,6 +204,9 @@ class SearchHit(Record):
     fused: float | None  # hybrid only: the fusion score
     # The reranker's score (its own scale), which the ranking follows when it is set.
     rerank: float | None = None
+    # Cosine of the chunk's heading path with the query, where it was weighed: a heading
+    # closer to the query than the text lifts the chunk (retrieval/headings.py).
+    heading_cosine: float | None = None
     text: str
 
     @classmethod
@@ -223,6 +226,7 @@ class SearchHit(Record):
             bm25=scores.get("bm25"),
             fused=scores.get("fused"),
             rerank=scores.get("rerank"),
+            heading_cosine=scores.get("heading"),
             text=chunk.content,
         )
 

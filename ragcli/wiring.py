@@ -179,6 +179,7 @@ def retriever(
         lexical=lexical or lexical_indexes(settings),
         options=settings.retrieval,
         scope=scope_resolver(settings, filters),
+        heading_embedder=sentence_vectors(settings, emb),
     )
 
 

@@ -27,6 +27,7 @@ from ragcli.retrieval import expansion
 from ragcli.retrieval.expansion import Hyde, Ranking
 from ragcli.retrieval.filters import Scope
 from ragcli.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
+from ragcli.retrieval.headings import HeadingCosines, lifted
 from ragcli.retrieval.sections import Location, locations
 from ragcli.store.vectors import VectorStore
 from ragcli.trace.recorder import current_step
@@ -50,6 +51,7 @@ class Retriever:
         lexical: Any = None,  # LexicalIndexes: needed by the bm25 and hybrid modes
         options: Any = None,  # RetrievalSettings: fusion method, weights, candidate depth
         scope: Callable[[str], Scope] | None = None,  # a filter's files in a collection
+        heading_embedder: Any = None,  # embeds heading paths (default: `embedder`)
     ):
         self.store = store
         self.embedder = embedder
@@ -65,6 +67,7 @@ class Retriever:
         self._scopes: dict[str, Scope] = {}
         self._allowed: dict[str, set[str]] = {}
         self._locations: dict[str, list[Location] | None] = {}
+        self._heading_cosines = HeadingCosines(store, heading_embedder or embedder)
 
     def scope(self, collection: str | None = None) -> Scope | None:
         """The files the filter admits in a collection (resolved once per retriever), or
@@ -157,16 +160,14 @@ class Retriever:
                     )
                 mode = "dense"
         if mode == "dense" and not prf and ranking.vector is vector:
+            if self.options.heading_weight > 0:
+                return self._dense(name, vector, vector, top_k, where)
             return self.store.query(name, vector.tolist(), top_k, where)
         allowed = None if where is None or index is None else self._allowed_ids(name, where)
         if prf:
             ranking = self._feedback(name, mode, ranking, index, where, allowed)
         if mode == "dense":  # ranked by the expanded vector, scored by the question
-            ranked = self.store.nearest(name, ranking.vector.tolist(), top_k, where)
-            chunks = self._fetch(name, list(ranked), vector)
-            for chunk in chunks:
-                chunk.component_scores["dense_expanded"] = round(ranked[chunk.chunk_id], 4)
-            return chunks
+            return self._dense(name, ranking.vector, vector, top_k, where)
         assert index is not None
         if mode == "bm25":
             hits = index.search(ranking.keywords, top_k, allowed)
@@ -243,7 +244,9 @@ class Retriever:
         dense_scores, bm25_scores = self.candidate_scores(
             name, keywords, ranking.vector, depth, index, where, allowed
         )
-        fused = self._fuse(dense_scores, bm25_scores)[:top_k]
+        headings = self._headings(name, dense_scores, ranking.vector)
+        ranked = lifted(dense_scores, headings, self.options.heading_weight)
+        fused = self._fuse(ranked, bm25_scores)[:top_k]
         # Both component scores for every returned chunk (rrf: also where one retriever
         # did not rank it within its candidates).
         by_id = {c.chunk_id: c for c in self._fetch(name, [i for i, _ in fused], vector)}
@@ -264,7 +267,42 @@ class Retriever:
             }
             if expanded:  # the cosine that ranked it, with the expanded query's vector
                 chunk.component_scores["dense_expanded"] = round(dense_scores.get(chunk_id, 0.0), 4)
+            if chunk_id in headings:
+                chunk.component_scores["heading"] = headings[chunk_id]
             chunks.append(chunk)
+        return chunks
+
+    def _headings(self, name: str, dense: dict[str, float], vector: np.ndarray) -> dict[str, float]:
+        """The cosine of each candidate's heading path with the ranking's vector (none
+        when retrieval.heading_weight is 0)."""
+        if self.options.heading_weight <= 0:
+            return {}
+        return self._heading_cosines(name, list(dense), vector)
+
+    def _dense(
+        self,
+        name: str,
+        by: np.ndarray,
+        vector: np.ndarray,
+        top_k: int,
+        where: dict[str, Any] | None,
+    ) -> list[RetrievedChunk]:
+        """Dense retrieval ranked by `by` (the question's vector or an expanded one), each
+        chunk scored by the question's `vector`. With the heading lift on, the nearest
+        `retrieval.candidates` are reordered by their lifted cosines."""
+        lift = self.options.heading_weight > 0
+        depth = max(self.options.candidates, top_k) if lift else top_k
+        nearest = self.store.nearest(name, by.tolist(), depth, where)
+        headings = self._headings(name, nearest, by)
+        ranked = lifted(nearest, headings, self.options.heading_weight)
+        # sorted() is stable: equal scores keep the store's order
+        best = sorted(ranked, key=ranked.__getitem__, reverse=True)[:top_k]
+        chunks = self._fetch(name, best, vector)
+        for chunk in chunks:
+            if by is not vector:
+                chunk.component_scores["dense_expanded"] = round(nearest[chunk.chunk_id], 4)
+            if chunk.chunk_id in headings:
+                chunk.component_scores["heading"] = headings[chunk.chunk_id]
         return chunks
 
     def candidate_scores(

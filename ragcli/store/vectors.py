@@ -99,6 +99,8 @@ class VectorStore:
         # Embeddings by chunk id: an id names one version of a file's chunk, so its vector
         # only changes with a write (which reopens the store or goes through this object).
         self._embeddings: OrderedDict[tuple[str, str], Any] = OrderedDict()
+        # Heading paths by chunk id, for the same reason ("" for a chunk without one).
+        self._headings: OrderedDict[tuple[str, str], str] = OrderedDict()
 
     def _disk_signature(self) -> tuple[int, int] | None:
         try:
@@ -242,6 +244,27 @@ class VectorStore:
         if collection is None:
             return []
         return collection.get(where=where, include=[])["ids"]
+
+    def headings(self, name: str, ids: list[str]) -> dict[str, str]:
+        """The heading path of each of these chunks that has one, by id. A local store's
+        are kept for the next call, as embeddings are."""
+        with self._lock:
+            known = {i: self._headings[(name, i)] for i in ids if (name, i) in self._headings}
+        missing = [i for i in ids if i not in known]
+        collection = self.collection(name)
+        if missing and collection is not None:
+            fresh: dict[str, str] = {}
+            for part in self._batches(len(missing)):
+                got = collection.get(ids=missing[part], include=["metadatas"])
+                for chunk_id, meta in zip(got["ids"], got["metadatas"], strict=True):
+                    fresh[chunk_id] = str((meta or {}).get("heading") or "")
+            known.update(fresh)
+            if not self.url:
+                with self._lock:
+                    self._headings.update(((name, i), h) for i, h in fresh.items())
+                    while len(self._headings) > EMBEDDINGS_KEPT:
+                        self._headings.popitem(last=False)
+        return {chunk_id: heading for chunk_id, heading in known.items() if heading}
 
     def chunks_by_id(self, name: str, ids: list[str]) -> dict[str, tuple[str, Any, dict]]:
         """Text, embedding and metadata of each of these chunks that is stored, by id."""

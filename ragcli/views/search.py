@@ -35,7 +35,11 @@ def _scores(hit: SearchHit, retriever: str) -> str:
     ranked_by = _ranked_by(hit, retriever)
     named = {"rerank": hit.rerank, "fused": hit.fused, "dense": hit.dense, "bm25": hit.bm25}
     order = [ranked_by] + [name for name in named if name != ranked_by]
-    return " · ".join(f"{name} {num(named[name])}" for name in order if named[name] is not None)
+    shown = [f"{name} {num(named[name])}" for name in order if named[name] is not None]
+    lift = hit.heading_cosine
+    if lift is not None and (hit.dense is None or lift > hit.dense):  # it lifted the chunk
+        shown.append(f"heading {num(lift)}")
+    return " · ".join(shown)
 
 
 def summary(result: SearchResult) -> Text:
