@@ -94,12 +94,15 @@ class RetrievedChunk(Record):
     metadata: ChunkMetadata
     # What each stage scored it: "dense" (cosine), "bm25" (raw BM25), "fused" (hybrid:
     # the fusion score), "rerank" (the reranker's score, on its own scale, when
-    # retrieval.rerank reordered the candidates).
+    # retrieval.rerank reordered the candidates), "heading" (the heading path's cosine,
+    # with retrieval.heading_weight on).
     component_scores: dict[str, float] = Field(
         default_factory=dict,
         description="Each stage's score: dense (cosine), bm25 (raw BM25), fused (hybrid "
         "fusion), rerank (the reranker's own scale, when retrieval.rerank reordered the "
-        "candidates). `score` stays the cosine that thresholds compare.",
+        "candidates), heading (the cosine of the chunk's heading path, when "
+        "retrieval.heading_weight weighs it). `score` stays the cosine that thresholds "
+        "compare.",
     )
 
     @property
