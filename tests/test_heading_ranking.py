@@ -35,8 +35,16 @@ def test_a_heading_lifts_a_chunk_towards_its_cosine_and_never_sinks_one():
     dense = {"a": 0.40, "b": 0.50, "c": 0.30}
     heading = {"a": 0.80, "b": 0.20}  # c has no heading
     assert lifted(dense, heading, 0.5) == pytest.approx({"a": 0.60, "b": 0.50, "c": 0.30})
+    assert list(lifted(dense, heading, 0.5)) == ["a", "b", "c"]  # best first, for rank fusion
     assert lifted(dense, heading, 0.0) == dense
     assert lifted(dense, heading, 1.0)["a"] == pytest.approx(0.80)
+
+
+def test_rank_fusion_follows_the_lift_too(store):
+    plain = search(store, 0.0, "hybrid", fusion="rrf")
+    assert Path(plain[0].metadata.source_file).name == "retention.md"
+    lifted_order = search(store, 1.0, "hybrid", fusion="rrf")
+    assert Path(lifted_order[0].metadata.source_file).name == "storage.md"
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +58,10 @@ def store(tmp_path_factory) -> Path:
     return root / "store"
 
 
-def search(store: Path, weight: float, mode: str):
-    settings = settings_for(store, **{"retrieval.heading_weight": weight})
+def search(store: Path, weight: float, mode: str, fusion: str = "weighted"):
+    settings = settings_for(
+        store, **{"retrieval.heading_weight": weight, "retrieval.fusion": fusion}
+    )
     retriever = service.retriever(
         settings, service.vector_store(settings), service.embedder(settings), "docs"
     )

@@ -26,11 +26,15 @@ KEPT = 20_000
 
 def lifted(dense: dict[str, float], heading: dict[str, float], weight: float) -> dict[str, float]:
     """Each candidate's cosine for ranking: its text's, or, where its heading's is higher,
-    `weight` of the way up to it."""
-    return {
+    `weight` of the way up to it; best first, as rank fusion reads a ranking (sorted()
+    is stable: equal scores keep their order). Without a lift, `dense` as it is."""
+    if weight <= 0 or not heading:
+        return dict(dense)
+    scores = {
         chunk_id: cosine + weight * max(0.0, heading.get(chunk_id, cosine) - cosine)
         for chunk_id, cosine in dense.items()
     }
+    return dict(sorted(scores.items(), key=lambda item: item[1], reverse=True))
 
 
 class HeadingCosines:

@@ -294,9 +294,7 @@ class Retriever:
         depth = max(self.options.candidates, top_k) if lift else top_k
         nearest = self.store.nearest(name, by.tolist(), depth, where)
         headings = self._headings(name, nearest, by)
-        ranked = lifted(nearest, headings, self.options.heading_weight)
-        # sorted() is stable: equal scores keep the store's order
-        best = sorted(ranked, key=ranked.__getitem__, reverse=True)[:top_k]
+        best = list(lifted(nearest, headings, self.options.heading_weight))[:top_k]
         chunks = self._fetch(name, best, vector)
         for chunk in chunks:
             if by is not vector:
