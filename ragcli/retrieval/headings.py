@@ -37,31 +37,18 @@ def lifted(dense: dict[str, float], heading: dict[str, float], weight: float) ->
     return dict(sorted(scores.items(), key=lambda item: item[1], reverse=True))
 
 
-class HeadingCosines:
-    """The cosine between a query and each candidate's heading path."""
+class HeadingVectors:
+    """Heading paths' vectors, each embedded once in the process."""
 
-    def __init__(self, store: Any, embedder: Any):
-        self.store = store
+    def __init__(self, embedder: Any):
         self.embedder = embedder  # best a cached one (embedding/sentence_vectors.py)
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
 
-    def __call__(self, collection: str, ids: list[str], query: np.ndarray) -> dict[str, float]:
-        """By chunk id, for the chunks that have a heading."""
-        headings = self.store.headings(collection, ids)
-        if not headings:
-            return {}
-        vectors = self._embedded(sorted(set(headings.values())))
-        norm = float(np.linalg.norm(query)) or 1.0
-        cosine = {
-            text: float(vector @ query) / ((float(np.linalg.norm(vector)) or 1.0) * norm)
-            for text, vector in vectors.items()
-        }
-        return {chunk_id: round(cosine[text], 4) for chunk_id, text in headings.items()}
-
-    def _embedded(self, texts: list[str]) -> dict[str, np.ndarray]:
-        missing = [t for t in texts if t not in self._vectors]
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        """One row per text, in order."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
         if missing:
             self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
             while len(self._vectors) > KEPT:
                 self._vectors.popitem(last=False)
-        return {t: self._vectors[t] for t in texts}
+        return np.stack([self._vectors[t] for t in texts])

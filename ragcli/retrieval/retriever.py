@@ -27,7 +27,7 @@ from ragcli.retrieval import expansion
 from ragcli.retrieval.expansion import Hyde, Ranking
 from ragcli.retrieval.filters import Scope
 from ragcli.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
-from ragcli.retrieval.headings import HeadingCosines, lifted
+from ragcli.retrieval.headings import HeadingVectors, lifted
 from ragcli.retrieval.sections import Location, locations
 from ragcli.store.vectors import VectorStore
 from ragcli.trace.recorder import current_step
@@ -67,7 +67,7 @@ class Retriever:
         self._scopes: dict[str, Scope] = {}
         self._allowed: dict[str, set[str]] = {}
         self._locations: dict[str, list[Location] | None] = {}
-        self._heading_cosines = HeadingCosines(store, heading_embedder or embedder)
+        self._heading_vectors = HeadingVectors(heading_embedder or embedder)
 
     def scope(self, collection: str | None = None) -> Scope | None:
         """The files the filter admits in a collection (resolved once per retriever), or
@@ -273,11 +273,16 @@ class Retriever:
         return chunks
 
     def _headings(self, name: str, dense: dict[str, float], vector: np.ndarray) -> dict[str, float]:
-        """The cosine of each candidate's heading path with the ranking's vector (none
-        when retrieval.heading_weight is 0)."""
+        """The cosine of each candidate's heading path with the ranking's vector, for the
+        candidates that have one (none when retrieval.heading_weight is 0)."""
         if self.options.heading_weight <= 0:
             return {}
-        return self._heading_cosines(name, list(dense), vector)
+        headings = self.store.headings(name, list(dense))
+        if not headings:
+            return {}
+        texts = sorted(set(headings.values()))
+        similarity = dict(zip(texts, cosines(self._heading_vectors(texts), vector), strict=True))
+        return {chunk_id: similarity[text] for chunk_id, text in headings.items()}
 
     def _dense(
         self,

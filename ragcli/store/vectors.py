@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -177,25 +177,35 @@ class VectorStore:
         left out. A local store's are kept for the next call, the oldest dropped first."""
         import numpy as np
 
-        keep = not self.url
-        found: dict[str, Any] = {}
+        def read(missing: list[str]) -> dict[str, Any]:
+            got = self.collection(name).get(ids=missing, include=["embeddings"])
+            vectors = np.asarray(got["embeddings"], dtype=np.float32)
+            return dict(zip(got["ids"], vectors, strict=True))
+
+        return self._read_through(self._embeddings, name, ids, read)
+
+    def _read_through(
+        self,
+        kept: OrderedDict[tuple[str, str], Any],
+        name: str,
+        ids: list[str],
+        read: Callable[[list[str]], dict[str, Any]],
+    ) -> dict[str, Any]:
+        """By id, what `kept` holds of these chunks and what `read` gives for the rest. A
+        local store keeps what was read for the next call (at most EMBEDDINGS_KEPT, the
+        oldest dropped first); a server's may change under it, so it keeps nothing."""
         with self._lock:
-            for chunk_id in ids:
-                vector = self._embeddings.get((name, chunk_id))
-                if vector is not None:
-                    found[chunk_id] = vector
+            found = {i: kept[(name, i)] for i in ids if (name, i) in kept}
         missing = [i for i in ids if i not in found]
-        collection = self.collection(name)
-        if not missing or collection is None:
+        if not missing or self.collection(name) is None:
             return found
-        got = collection.get(ids=missing, include=["embeddings"])
-        fresh = dict(zip(got["ids"], np.asarray(got["embeddings"], dtype=np.float32), strict=True))
+        fresh = read(missing)
         found.update(fresh)
-        if keep:
+        if not self.url:
             with self._lock:
-                self._embeddings.update(((name, i), v) for i, v in fresh.items())
-                while len(self._embeddings) > EMBEDDINGS_KEPT:
-                    self._embeddings.popitem(last=False)
+                kept.update(((name, i), value) for i, value in fresh.items())
+                while len(kept) > EMBEDDINGS_KEPT:
+                    kept.popitem(last=False)
         return found
 
     def upsert(
@@ -248,22 +258,17 @@ class VectorStore:
     def headings(self, name: str, ids: list[str]) -> dict[str, str]:
         """The heading path of each of these chunks that has one, by id. A local store's
         are kept for the next call, as embeddings are."""
-        with self._lock:
-            known = {i: self._headings[(name, i)] for i in ids if (name, i) in self._headings}
-        missing = [i for i in ids if i not in known]
-        collection = self.collection(name)
-        if missing and collection is not None:
-            fresh: dict[str, str] = {}
+
+        def read(missing: list[str]) -> dict[str, str]:
+            collection = self.collection(name)
+            found: dict[str, str] = {}
             for part in self._batches(len(missing)):
                 got = collection.get(ids=missing[part], include=["metadatas"])
                 for chunk_id, meta in zip(got["ids"], got["metadatas"], strict=True):
-                    fresh[chunk_id] = str((meta or {}).get("heading") or "")
-            known.update(fresh)
-            if not self.url:
-                with self._lock:
-                    self._headings.update(((name, i), h) for i, h in fresh.items())
-                    while len(self._headings) > EMBEDDINGS_KEPT:
-                        self._headings.popitem(last=False)
+                    found[chunk_id] = str((meta or {}).get("heading") or "")  # "": none
+            return found
+
+        known = self._read_through(self._headings, name, ids, read)
         return {chunk_id: heading for chunk_id, heading in known.items() if heading}
 
     def chunks_by_id(self, name: str, ids: list[str]) -> dict[str, tuple[str, Any, dict]]:
