@@ -1,12 +1,16 @@
 """A heading path closer to the question than its chunk's text lifts the chunk in the
 ranking (retrieval/headings.py); the chunk's score stays its text's cosine."""
 
+import io
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from ragcli import service
+from ragcli.models import ChunkMetadata, RetrievedChunk, SearchHit, SearchResult
 from ragcli.retrieval.headings import lifted
+from ragcli.views.search import search_view
 from tests.support.common import settings_for
 
 QUESTION = "How do I remove an old backup?"
@@ -90,3 +94,27 @@ def test_hybrid_shows_the_heading_cosine_beside_the_other_scores(store):
     for chunk in chunks:
         assert set(chunk.component_scores) == {"dense", "bm25", "fused", "heading"}
         assert chunk.score == chunk.component_scores["dense"]
+
+
+def test_search_shows_the_heading_score_of_a_hit_it_lifted():
+    def hit(rank: int, dense: float, heading: float) -> SearchHit:
+        meta = ChunkMetadata(chunk_id=f"c{rank}", source_file=f"/docs/{rank}.md", file_type="md")
+        scores = {"dense": dense, "bm25": 1.0, "fused": 1.0 / rank, "heading": heading}
+        return SearchHit.of(
+            RetrievedChunk(content="text", score=dense, metadata=meta, component_scores=scores),
+            rank,
+        )
+
+    result = SearchResult(
+        query=QUESTION,
+        retriever="hybrid",
+        collection="docs",
+        top_k=2,
+        results=[hit(1, 0.48, 0.80), hit(2, 0.55, 0.30)],
+    )
+    console = Console(width=80, record=True, force_terminal=False, file=io.StringIO())
+    console.print(search_view(result))
+    lines = [line for line in console.export_text().splitlines() if "fused" in line]
+    assert lines[0].strip().endswith("· heading 0.80")  # it lifted the first
+    assert "heading" not in lines[1]  # a heading further from the query than the text
+    assert [h["heading_cosine"] for h in result.to_json_dict()["results"]] == [0.8, 0.3]
