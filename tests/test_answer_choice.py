@@ -597,3 +597,58 @@ def test_a_question_about_a_default_gets_the_sentence_stating_it(tmp_path):
 )
 def test_what_states_a_default(sentence, states):
     assert states_default(sentence) is states
+
+
+def test_a_heading_names_in_words_the_identifier_its_code_writes():
+    """ "Sending Requests with the Test Client" names `test_client` when the retrieved
+    code writes it; one word alone ("Abort") and words no code writes name nothing."""
+    from ragcli.llm.heading_names import heading_names
+
+    question = "In my tests, how do I call the app without running a server?"
+    testing = _chunk(
+        1,
+        "Testing > Sending Requests with the Test Client",
+        "## Sending Requests with the Test Client\n\n"
+        "The fixture calls `app.test_client()` once per test.\n\n"
+        "```python\nclient = app.test_client()\nresponse = client.get('/')\n```",
+    )
+    aborting = _chunk(
+        2,
+        "Exit > Abort",
+        "## Abort\n\nIt prints a message.\n\n```python\nraise typer.Abort()\n```",
+    )
+    assert heading_names(question, [testing]) == {"test_client"}
+    assert heading_names(question, [aborting]) == frozenset()
+    assert heading_names("What is a test client?", [testing]) == frozenset()  # not how-to
+    unwritten = _chunk(3, "Testing > Request Context", "## Request Context\n\nIt is pushed.")
+    assert heading_names(question, [unwritten]) == frozenset()
+
+
+def test_a_sentence_naming_what_a_heading_writes_in_words_outranks_another_option(tmp_path):
+    """The section that answers is titled in words ("Event Hooks") for the keyword its
+    sentence names (`event_hooks=`), which the question's words do not make. Its sentence
+    outranks a neighbouring option's (`headers=`), which shares more of the question's
+    words; without the heading's name it ranked below it."""
+    headers = (
+        "## Default Headers\n\n"
+        "To send the same headers with every request the client makes, for example to "
+        "identify it in the server's log, pass them as `headers={'user-agent': 'my-app'}`."
+    )
+    hooks = (
+        "## Event Hooks\n\n"
+        "Pass a dict of callables as `event_hooks={'response': [log_response]}` when "
+        "creating the `Client`.\n\n"
+        "```python\nclient = httpx.Client(event_hooks={'response': [log_response]})\n```"
+    )
+    chunks = [
+        _chunk(1, "Clients > Default Headers", headers),
+        _chunk(2, "Clients > Event Hooks", hooks),
+    ]
+    backend = offline_backend(tmp_path)
+    question = "How do I run my own function on every response the client gets, to log it?"
+    ranked = [
+        s for s in backend.scored_sentences(question, chunks) if s.candidate.kind == "sentence"
+    ]
+    assert ranked[0].candidate.text.startswith("Pass a dict")
+    assert ranked[0].features[FEATURES.index("names_heading")] == 1.0
+    assert ranked[1].candidate.text.startswith("To send the same headers")

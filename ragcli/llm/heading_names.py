@@ -4,7 +4,9 @@ Documentation titles its fixes with their names ("### Fix with `is_eager`", "## 
 name (`metavar`)", "## Select by Id with `.get()`"), while a how-to question describes the
 problem in its own words, so the sentence that names the fix shares few words with it. The
 names come from the retrieved chunks' headings (the paths they sit under and the headings
-in their text), as code spans, and are used three ways (ragcli/llm/extractive.py):
+in their text): the code spans they hold, and the identifiers they write in words ("##
+Event Hooks" for the `event_hooks=` the code writes, "Test Client" for `app.test_client()`).
+They are used three ways (ragcli/llm/extractive.py):
 - a sentence naming one scores higher (answer_choice's `names_heading` feature);
 - up to NAMING_SENTENCES sentences naming one are scored beyond those covering most of
   the question's terms (`naming_sentences`);
@@ -14,14 +16,23 @@ in their text), as code spans, and are used three ways (ragcli/llm/extractive.py
 
 from __future__ import annotations
 
-from ragcli.blocks.model import Heading
+import re
+
+from ragcli.blocks.model import CodeBlock, Heading
 from ragcli.llm.answer_choice import code_names, question_kind
-from ragcli.llm.segment import units
-from ragcli.llm.subject import heading_name
+from ragcli.llm.segment import Unit, units
+from ragcli.llm.subject import CODE_SPAN, heading_name
 from ragcli.models import RetrievedChunk
 
 # At most this many sentences are scored for naming a heading's name.
 NAMING_SENTENCES = 6
+# A heading names an identifier in words when this many of its words, joined (snake_case
+# or CamelCase), are a name the retrieved code writes. One word alone ("Abort", "Example")
+# is as often a plain word: counted too, it lost names on five of the eight documentation
+# sets of scripts/howto_benchmark.py (docs/offline-backend.md).
+JOINED_WORDS = (2, 3)
+HEADING_WORD = re.compile(r"[A-Za-z]+")
+CODE_IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def heading_names(query: str, chunks: list[RetrievedChunk]) -> frozenset[str]:
@@ -29,13 +40,40 @@ def heading_names(query: str, chunks: list[RetrievedChunk]) -> frozenset[str]:
     none unless `query` asks how to do something."""
     if question_kind(query) != "instruction":
         return frozenset()
+    found = [units(chunk.content) for chunk in chunks]
     titles = [
         title
-        for chunk in chunks
+        for chunk, found_units in zip(chunks, found, strict=True)
         for title in (chunk.metadata.heading or "").split(" > ")
-        + [u.block.title for u in units(chunk.content) if isinstance(u.block, Heading)]
+        + [u.block.title for u in found_units if isinstance(u.block, Heading)]
     ]
-    return code_names(query, "\n".join(titles))
+    written = _code_written(query, [u for found_units in found for u in found_units])
+    return code_names(query, "\n".join(titles)) | _named_in_words(titles, written)
+
+
+def _code_written(query: str, found: list[Unit]) -> frozenset[str]:
+    """The names the units write as code (code spans, code blocks' identifiers) with a word
+    `query` does not hold, lowercased as code_names gives them."""
+    spans = [
+        " ".join(f"`{name}`" for name in CODE_IDENTIFIER.findall(u.block.text))
+        if isinstance(u.block, CodeBlock)
+        else u.text
+        for u in found
+    ]
+    return code_names(query, "\n".join(spans))
+
+
+def _named_in_words(titles: list[str], written: frozenset[str]) -> frozenset[str]:
+    """The names of `written` that a title writes as words: "Set Cookie" is `set_cookie`
+    (and `SetCookie`, lowercased `setcookie`)."""
+    named: set[str] = set()
+    for title in titles:
+        words = [w.lower() for w in HEADING_WORD.findall(CODE_SPAN.sub(" ", title))]
+        for count in JOINED_WORDS:
+            for start in range(len(words) - count + 1):
+                joined = words[start : start + count]
+                named |= {"_".join(joined), "".join(joined)} & written
+    return frozenset(named)
 
 
 def naming_sentences(
