@@ -652,3 +652,16 @@ def test_a_sentence_naming_what_a_heading_writes_in_words_outranks_another_optio
     assert ranked[0].candidate.text.startswith("Pass a dict")
     assert ranked[0].features[FEATURES.index("names_heading")] == 1.0
     assert ranked[1].candidate.text.startswith("To send the same headers")
+
+
+def test_a_name_that_is_a_question_word_with_a_short_tail_restates_the_question():
+    """`println!` restates "prints" (the problem), `eprintln!` names the fix; an agent noun
+    (`csv.reader`) and a longer compound (`callback`) name something new."""
+    from ragcli.llm.answer_choice import code_names, new_identifiers
+
+    question = "My program prints its errors to stdout. How do I send them to stderr?"
+    assert not new_identifiers(question, "The `println!` macro prints to standard output.")
+    assert code_names(question, "Use `println!` there.") == frozenset()
+    assert new_identifiers(question, "Use the `eprintln!` macro instead.")
+    assert new_identifiers("How do I read a CSV file?", "Use `csv.reader` on the file.")
+    assert new_identifiers("How do I call my code on exit?", "Register a `callback`.")

@@ -161,6 +161,28 @@ def asked_for(kind: QuestionKind, question: str, sentence: str, introduces: bool
     return 0.0
 
 
+# A name's part that is one of the question's words (of four letters or more) with at most
+# this many letters more restates the question: `println!` for "prints", `filename` for
+# "the file's name". Four would make `callback` restate "call".
+RESTATED_TAIL = 3
+# An agent noun names the thing that does what is asked: `csv.reader` answers "How do I
+# read a CSV file?", `ArgumentParser` "How do I parse arguments?".
+AGENT_TAILS = ("er", "r")
+
+
+def _new_part(part: str, asked: set[str]) -> bool:
+    """Whether `part` (stemmed) of a name is a word the question does not hold."""
+    if part in asked:
+        return False
+    return not any(
+        len(word) >= 4
+        and part.startswith(word)
+        and len(part) - len(word) <= RESTATED_TAIL
+        and part[len(word) :] not in AGENT_TAILS
+        for word in asked
+    )
+
+
 def new_identifiers(question: str, text: str) -> bool:
     """`text` names an identifier (a code span, a --flag, snake_case, CamelCase, a call)
     with a word the question does not hold: `app.add_typer()` answers "How do I combine
@@ -171,7 +193,7 @@ def new_identifiers(question: str, text: str) -> bool:
         if name.startswith("```"):
             continue
         parts = [p.lower() for p in IDENTIFIER_PART.findall(name)]
-        if any(part not in asked for part in stems(" ".join(parts))):
+        if any(_new_part(part, asked) for part in stems(" ".join(parts))):
             return True
     return False
 
@@ -188,7 +210,7 @@ def code_names(question: str, text: str) -> frozenset[str]:
         if len(name) < 2:
             continue
         parts = IDENTIFIER_PART.findall(name)
-        if any(part not in asked for part in stems(" ".join(parts))):
+        if any(_new_part(part, asked) for part in stems(" ".join(parts))):
             found |= {name, name.rsplit(".", 1)[-1]}
     return frozenset(found)
 
