@@ -665,3 +665,37 @@ def test_a_name_that_is_a_question_word_with_a_short_tail_restates_the_question(
     assert new_identifiers(question, "Use the `eprintln!` macro instead.")
     assert new_identifiers("How do I read a CSV file?", "Use `csv.reader` on the file.")
     assert new_identifiers("How do I call my code on exit?", "Register a `callback`.")
+
+
+def test_a_sentence_that_refers_back_brings_the_sentence_naming_what_it_is(tmp_path):
+    """ "This is what you read …" names nothing a reader can use; the sentence before it
+    names the property. A how-to answer quoting the one quotes the other before it, and
+    counts it as quoted (so the answer is no longer for it)."""
+    streaming = (
+        "## Monitoring download progress\n\n"
+        "Streamed responses also have a `response.num_bytes_downloaded` property. "
+        "This is what you read to show a progress bar while a big file downloads, since the "
+        "length of `response.content` is not the raw length of a compressed download."
+    )
+    bar = (
+        "## Progress bars\n\nTo show a progress bar while a big file downloads, wrap "
+        "`response.iter_bytes()` in `tqdm()` and update the bar with each chunk."
+    )
+    chunks = [_chunk(1, "Clients > Monitoring", streaming), _chunk(2, "Clients > Bars", bar)]
+    backend = offline_backend(tmp_path)
+    howto = "How can I show a progress bar while a big file downloads?"
+
+    def antecedent(question: str, text: str):
+        scored = backend.scored_sentences(question, chunks)
+        places = {(s.candidate.chunk_number, s.candidate.position): s for s in scored}
+        this = next(s.candidate for s in scored if s.candidate.text.startswith(text))
+        found = backend._antecedent(question, this, chunks, places)
+        return found.candidate.text if found else None
+
+    assert antecedent(howto, "This is what").startswith("Streamed responses also have")
+    assert antecedent("What does a progress bar show while a file downloads?", "This") is None
+    answer = backend.generate(howto, chunks)
+    assert answer.index("`response.num_bytes_downloaded`") < answer.index("This is what")
+    # An antecedent that refers back itself says no more than the sentence quoted.
+    chunks[0] = _chunk(1, "Clients > Monitoring", streaming.replace("Streamed responses", "It"))
+    assert antecedent(howto, "This is what") is None

@@ -17,7 +17,7 @@ from ragcli.blocks.model import CodeBlock, Heading
 from ragcli.config import LLMSettings
 from ragcli.embedding.embedder import Embedder
 from ragcli.llm import answer_choice
-from ragcli.llm.answer_choice import FEATURES, question_kind
+from ragcli.llm.answer_choice import FEATURES, code_names, question_kind
 from ragcli.llm.base import GradeBands
 from ragcli.llm.calibration import Calibration
 from ragcli.llm.citations import citation_label, cited_runs, merge_sources
@@ -86,6 +86,12 @@ DIAGRAM_LANGUAGES = frozenset({"mermaid", "dot", "graphviz", "plantuml"})
 # it is left out (measured in
 # docs/offline-backend.md, "Which sentences answer (`ragcli/llm/answer_choice.py`)").
 EXAMPLE_MAX_CHARS = 400
+# A sentence that refers back to the one before it ("This interface is required for …"
+# after "… inspect the `response.num_bytes_downloaded` property."). Quoted alone, it leaves
+# the reader asking what "this" is.
+REFERS_BACK = re.compile(r"^(?:This|That|These|Those)\b")
+# An antecedent that itself refers back would leave the same question one sentence earlier.
+REFERS_BACK_OR_PRONOUN = re.compile(r"^(?:This|That|These|Those|It|They)\b")
 ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 # Embedding the sentences is most of a warm offline answer's time, so only this many are
 # scored: those sharing the most (idf-weighted) terms with the question, which nearly
@@ -591,6 +597,38 @@ class ExtractiveBackend:
             return None
         return Candidate(text, candidate.chunk_number, position, candidate.vector, kind="code")
 
+    def _antecedent(
+        self,
+        query: str,
+        candidate: Candidate,
+        chunks: list[RetrievedChunk],
+        by_place: dict[tuple[int, int], ScoredSentence],
+    ) -> ScoredSentence | None:
+        """For a how-to answer, the sentence `candidate` refers back to, when it names
+        something `candidate` does not: "Cargo also provides a command called `cargo
+        check`." before "This command quickly checks your code …". Quoted together, the
+        reader sees what "this" is."""
+        if candidate.kind != "sentence" or candidate.position == 0:
+            return None
+        if question_kind(query) != "instruction" or not REFERS_BACK.match(candidate.text):
+            return None
+        place = (candidate.chunk_number, candidate.position - 1)
+        if place in by_place:
+            before = by_place[place]
+        else:
+            unit = units(chunks[candidate.chunk_number - 1].content)[place[1]]
+            if unit.kind != "sentence":
+                return None
+            vector = self._vectors([unit.text])[0]
+            before = ScoredSentence(Candidate(unit.text, *place, vector), 0.0, (), 0.0)
+        if before.candidate.kind != "sentence" or REFERS_BACK_OR_PRONOUN.match(
+            before.candidate.text
+        ):
+            return None
+        if not code_names(query, before.candidate.text) - code_names(query, candidate.text):
+            return None
+        return before
+
     def generate(self, query: str, chunks: list[RetrievedChunk]) -> str:
         scored = self.scored_sentences(query, chunks)
         floor = self.options.answer_min_relevance
@@ -620,6 +658,7 @@ class ExtractiveBackend:
             chosen.append(example)
         missed = 1.0  # the chance that none of the chosen sentences answers
         covered = COVERED.get(question_kind(query), COVERED_FACT)
+        by_place = {(s.candidate.chunk_number, s.candidate.position): s for s in scored}
         for sentence in eligible:
             candidate = sentence.candidate
             if sentence.score < cutoff or 1.0 - missed >= covered:
@@ -643,8 +682,16 @@ class ExtractiveBackend:
                 # brings: in the answer already, so it counts as quoted.
                 missed *= 1.0 - sentence.score
                 continue
+            antecedent = self._antecedent(query, candidate, chunks, by_place)
+            if antecedent is not None and any(_same(antecedent.candidate, c) for c in chosen):
+                antecedent = None  # quoted already
+            if antecedent is not None:
+                size += len(self.as_quoted(antecedent.candidate)) + 5
             if chosen and length + size > self.options.answer_max_chars:
                 continue
+            if antecedent is not None:
+                chosen.append(antecedent.candidate)
+                missed *= 1.0 - antecedent.score
             chosen.append(candidate)
             if code:
                 shown.add(code)
