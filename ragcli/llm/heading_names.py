@@ -28,7 +28,7 @@ from ragcli.models import RetrievedChunk
 NAMING_SENTENCES = 6
 # A heading names an identifier in words when this many of its words, joined (snake_case
 # or CamelCase), are a name the retrieved code writes. One word alone ("Abort", "Example")
-# is as often a plain word: counted too, it lost names on five of the eight documentation
+# is as often a plain word: counted too, it lost names on four of the eight documentation
 # sets of scripts/howto_benchmark.py (docs/offline-backend.md).
 JOINED_WORDS = (2, 3)
 HEADING_WORD = re.compile(r"[A-Za-z]+")
