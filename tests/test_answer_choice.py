@@ -690,7 +690,7 @@ def test_a_sentence_that_refers_back_brings_the_sentence_naming_what_it_is(tmp_p
         places = {(s.candidate.chunk_number, s.candidate.position): s for s in scored}
         this = next(s.candidate for s in scored if s.candidate.text.startswith(text))
         found = backend._antecedent(question, this, chunks, places)
-        return found.candidate.text if found else None
+        return found[0].text if found else None  # (the sentence, its score)
 
     assert antecedent(howto, "This is what").startswith("Streamed responses also have")
     assert antecedent("What does a progress bar show while a file downloads?", "This") is None

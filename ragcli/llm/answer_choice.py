@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -202,9 +203,15 @@ def code_names(question: str, text: str) -> frozenset[str]:
     """The names `text` writes in code spans with a word the question does not hold,
     lowercased, each also by its last dotted part (`typer.launch` is also `launch`,
     `thread::spawn` also `spawn`)."""
+    return new_names(question, CODE_SPAN.findall(text))
+
+
+def new_names(question: str, spans: Iterable[str]) -> frozenset[str]:
+    """The names these code spans' contents (or code's identifiers) give with a word the
+    question does not hold, as code_names gives them."""
     asked = set(stems(question))
     found: set[str] = set()
-    for span in CODE_SPAN.findall(text):
+    for span in spans:
         match = SPAN_NAME.match(span.strip().replace("::", "."))  # Rust paths as dotted
         name = match.group().strip(".").lower() if match else ""
         if len(name) < 2:

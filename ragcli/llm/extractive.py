@@ -603,31 +603,28 @@ class ExtractiveBackend:
         candidate: Candidate,
         chunks: list[RetrievedChunk],
         by_place: dict[tuple[int, int], ScoredSentence],
-    ) -> ScoredSentence | None:
-        """For a how-to answer, the sentence `candidate` refers back to, when it names
-        something `candidate` does not: "Cargo also provides a command called `cargo
-        check`." before "This command quickly checks your code …". Quoted together, the
-        reader sees what "this" is."""
+    ) -> tuple[Candidate, float] | None:
+        """For a how-to answer, the sentence `candidate` refers back to, with its answer
+        score (0 when it was not scored), when it names something `candidate` does not:
+        "Cargo also provides a command called `cargo check`." before "This command quickly
+        checks your code …". Quoted together, the reader sees what "this" is."""
         if candidate.kind != "sentence" or candidate.position == 0:
             return None
         if question_kind(query) != "instruction" or not REFERS_BACK.match(candidate.text):
             return None
         place = (candidate.chunk_number, candidate.position - 1)
         if place in by_place:
-            before = by_place[place]
+            before, score = by_place[place].candidate, by_place[place].score
         else:
             unit = units(chunks[candidate.chunk_number - 1].content)[place[1]]
             if unit.kind != "sentence":
-                return None
-            vector = self._vectors([unit.text])[0]
-            before = ScoredSentence(Candidate(unit.text, *place, vector), 0.0, (), 0.0)
-        if before.candidate.kind != "sentence" or REFERS_BACK_OR_PRONOUN.match(
-            before.candidate.text
-        ):
+                return None  # not embedded for nothing
+            before, score = Candidate(unit.text, *place, self._vectors([unit.text])[0]), 0.0
+        if before.kind != "sentence" or REFERS_BACK_OR_PRONOUN.match(before.text):
             return None
-        if not code_names(query, before.candidate.text) - code_names(query, candidate.text):
+        if not code_names(query, before.text) - code_names(query, candidate.text):
             return None
-        return before
+        return before, score
 
     def generate(self, query: str, chunks: list[RetrievedChunk]) -> str:
         scored = self.scored_sentences(query, chunks)
@@ -682,16 +679,19 @@ class ExtractiveBackend:
                 # brings: in the answer already, so it counts as quoted.
                 missed *= 1.0 - sentence.score
                 continue
-            antecedent = self._antecedent(query, candidate, chunks, by_place)
-            if antecedent is not None and any(_same(antecedent.candidate, c) for c in chosen):
+            antecedent, antecedent_score = self._antecedent(query, candidate, chunks, by_place) or (
+                None,
+                0.0,
+            )
+            if antecedent is not None and any(_same(antecedent, c) for c in chosen):
                 antecedent = None  # quoted already
             if antecedent is not None:
-                size += len(self.as_quoted(antecedent.candidate)) + 5
+                size += len(self.as_quoted(antecedent)) + 5
             if chosen and length + size > self.options.answer_max_chars:
                 continue
             if antecedent is not None:
-                chosen.append(antecedent.candidate)
-                missed *= 1.0 - antecedent.score
+                chosen.append(antecedent)
+                missed *= 1.0 - antecedent_score
             chosen.append(candidate)
             if code:
                 shown.add(code)

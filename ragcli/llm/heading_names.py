@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from ragcli.blocks.model import CodeBlock, Heading
-from ragcli.llm.answer_choice import code_names, question_kind
+from ragcli.llm.answer_choice import code_names, new_names, question_kind
 from ragcli.llm.segment import Unit, units
 from ragcli.llm.subject import CODE_SPAN, heading_name
 from ragcli.models import RetrievedChunk
@@ -55,12 +55,15 @@ def _code_written(query: str, found: list[Unit]) -> frozenset[str]:
     """The names the units write as code (code spans, code blocks' identifiers) with a word
     `query` does not hold, lowercased as code_names gives them."""
     spans = [
-        " ".join(f"`{name}`" for name in CODE_IDENTIFIER.findall(u.block.text))
-        if isinstance(u.block, CodeBlock)
-        else u.text
+        span
         for u in found
+        for span in (
+            CODE_IDENTIFIER.findall(u.block.text)
+            if isinstance(u.block, CodeBlock)
+            else CODE_SPAN.findall(u.text)
+        )
     ]
-    return code_names(query, "\n".join(spans))
+    return new_names(query, spans)
 
 
 def _named_in_words(titles: list[str], written: frozenset[str]) -> frozenset[str]:
