@@ -365,6 +365,26 @@ def test_rst_substitutions_standards_and_footnotes_read_as_sphinx_shows_them():
     assert blocks[0] == Paragraph("Requests version follows RFC 7230 and PEP 8, see.")
 
 
+def test_a_markdown_footnote_mark_is_no_text_and_its_definition_stays_in_its_section():
+    """mdBook and Material write footnotes: `tables[^siphash]` read as text put "[^siphash]"
+    in answers, and its definition a line below. The mark leaves no gap, as reST's does;
+    the definition is a paragraph where it is written, under its own heading."""
+    from ragcli.blocks.markdown import read_markdown
+
+    text = (
+        "# Hash maps\n\nIt uses SipHash[^siphash], see [^2].\n\n"
+        "[^siphash]: A keyed hash.\n[^2]: Chapter 10.\n\n## Summary\n\nDone.\n"
+    )
+    assert read_markdown(text).blocks == [
+        Heading(1, "Hash maps", ("Hash maps",)),
+        Paragraph("It uses SipHash, see."),
+        Paragraph("A keyed hash."),
+        Paragraph("Chapter 10."),
+        Heading(2, "Summary", ("Hash maps", "Summary")),
+        Paragraph("Done."),
+    ]
+
+
 def test_an_rst_line_block_keeps_its_lines_apart():
     from ragcli.blocks.rst import read_rst
 

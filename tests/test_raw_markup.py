@@ -49,6 +49,8 @@ CAUGHT = [
     ("admonition", "> [!NOTE]\n> Useful information."),
     ("admonition", '=== "pip"\n\n    pip install pydantic'),
     ("admonition", ".. note::\n\n   Sessions are not thread safe."),
+    ("footnote", "a very common problem.[^immutable] Not only"),
+    ("footnote", "[^siphash]: https://en.wikipedia.org/wiki/SipHash"),
     ("template", "{{ pydantic_settings }}"),
     ("template", "{% if sponsors %}"),
 ]
@@ -77,6 +79,7 @@ CLEAN = [
     "```console\n$ typer ./main.py run --name [TAB][TAB]\n```",
     '```html\n<div class="note">Hi</div>\n```',
     # and an HTML example written as code in prose
+    "Strip them with `re.sub(r'[^a-z]', '', name)` or `[^0-9]`.",
     "1. A `<form>` tag is marked and an `<input type=file>` is placed in that form.",
 ]
 

@@ -2,7 +2,8 @@
 
 The parser's token stream, not a regular expression, decides what is a heading, a list, a
 code block or a table. Plugins read what documentation sites add to CommonMark: front
-matter, attribute lists (`{ #anchor }`, `{.class}`), definition lists; GitHub tables. More
+matter, attribute lists (`{ #anchor }`, `{.class}`), definition lists, footnotes; GitHub
+tables. More
 are read here on the token stream, by block rules below: MkDocs admonitions (`!!! note
 "Title"`, an indented body that blank lines do not end, as in Python-Markdown), pymdownx
 blocks (`/// tip | Title` ... `///`), content tabs, and GitHub callouts (a quote opening
@@ -148,6 +149,7 @@ def _parser(indented_code: bool, myst: bool = False) -> MarkdownIt:
     from markdown_it import MarkdownIt
     from mdit_py_plugins.attrs import attrs_block_plugin, attrs_plugin
     from mdit_py_plugins.deflist import deflist_plugin
+    from mdit_py_plugins.footnote import footnote_plugin
     from mdit_py_plugins.front_matter import front_matter_plugin
     from mdit_py_plugins.myst_blocks import myst_block_plugin
 
@@ -156,6 +158,9 @@ def _parser(indented_code: bool, myst: bool = False) -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": True, "maxNesting": 100}).enable("table")
     md.use(front_matter_plugin).use(attrs_plugin).use(attrs_block_plugin)
     md.use(deflist_plugin)
+    # A footnote's mark (`[^1]`) is no text; its definition is read where it is written,
+    # under its own heading, not moved to the page's end.
+    md.use(footnote_plugin, move_to_end=False)
     # MyST (Sphinx's Markdown) writes a role as {class}`~x.Y`, read as reST's is
     # (sphinx_names.py), and a directive as a fence of backticks or colons named in
     # braces: :::{note}.
@@ -581,6 +586,8 @@ def _render_inline(tokens: list[Token], parts: list[str]) -> None:
         elif kind == "myst_role":
             shown = role_text(token.meta["name"], token.content)
             parts.append(code_span(shown.text) if shown.code else shown.text)
+        elif kind == "footnote_ref" and parts:  # no text, and no gap left: "see [^1]."
+            parts[-1] = parts[-1].rstrip(" ")
         elif kind in ("softbreak", "hardbreak"):
             parts.append("\n")
         elif kind == "html_inline":

@@ -46,6 +46,8 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     # [`model_dump()`][pydantic.BaseModel.model_dump], [dict][]: a reference link whose
     # definition is elsewhere (MkDocs autorefs) shows as written (not `matrix[i][j]`)
     "reference-link": re.compile(r"(?<![\w\])\[(])\[[^\[\]\n]+\]\[[\w.:-]*\]"),
+    # a footnote's mark, text[^1], or its definition, [^note]: (not `list[^0]` in code)
+    "footnote": re.compile(r"(?<![\s`])\[\^[\w-]+\]|(?m:^\[\^[\w-]+\]:)"),
     "html": re.compile(
         rf"<(?:{_ELEMENT})(?:\s[^<>]*)?/?>|</(?:{_ELEMENT}|Listing)>"
         r"|<Listing\s[^<>]*>|<!--"  # lower case only: `Option<U>`, `<B>` are generics
@@ -83,8 +85,8 @@ def raw_markup(text: str) -> list[str]:
 
 
 # Kinds not looked for in a code span either: "a `<form>` tag" writes HTML as the
-# example it is.
-EXAMPLES_IN_SPANS = ("html",)
+# example it is, and `[^a-z]` a regular expression's character class.
+EXAMPLES_IN_SPANS = ("html", "footnote")
 CODE_SPAN = re.compile(r"(?<!`)`[^`\n]+`(?!`)")
 
 

@@ -115,9 +115,11 @@ FORMATS = _formats()
 # Markdown 6: a section and a chunk are cited by their lines in the file, as reST's are;
 #   a code block by its code's lines, each part of one cut in several by its own.
 # Markdown 7: a MyST page's line comments (`% …`) and block breaks (`+++`) are not text.
+# Markdown 8: a footnote's mark (`text[^1]`) is no text, and its definition reads as a
+#   paragraph where it is written.
 # HTML 4 and EPUB 3: lxml builds the tree, so an `<li>` or `<p>` whose end tag is left out
 #   ends at the next one, as in a browser (html.parser nested it in the one before).
-READINGS = {"md": 7, "rst": 10, "html": 4, "ipynb": 2, "epub": 3}
+READINGS = {"md": 8, "rst": 10, "html": 4, "ipynb": 2, "epub": 3}
 
 
 def reading_of(file_type: str) -> int:
