@@ -427,7 +427,8 @@ def test_myst_roles_in_markdown_read_as_rest_roles_do():
 
 def test_myst_directives_read_as_their_rest_twins():
     """MyST's directives, in fences of colons or backticks named in braces: an admonition
-    is an admonition, an include or autodoc directive a reference, a toctree nothing. A
+    is an admonition, an include or autodoc directive a reference, a toctree nothing,
+    `{eval-rst}`'s body reST (attrs' answers quoted `.. function:: your_hook(…)`). A
     directive not known here keeps its fence (`{doctest}` is code), a target `(label)=` is
     nothing, and mkdocstrings' `::: module.Name` is still an API reference, not a colon
     fence."""
@@ -439,6 +440,8 @@ def test_myst_directives_read_as_their_rest_twins():
         "```{autoclass} attrs.Attribute(name)\n:members:\n```\n\n"
         "```{code-block} python\n:caption: x\n\nprint(1)\n```\n\n"
         "```{doctest}\n>>> 1 + 1\n2\n```\n\n"
+        "```{eval-rst}\n.. function:: your_hook(cls: type)\n   :noindex:\n\n"
+        "See :class:`~a.B`.\n```\n\n"
         "```{versionadded} 22.2.0\nThe *alias* argument.\n```\n\n"
         "::: httpx.Client\n\n(custom-comparison)=\n\n## Customization\n\n"
         "After (a) = b.\n"
@@ -450,6 +453,8 @@ def test_myst_directives_read_as_their_rest_twins():
         CodeBlock("", "API reference: attrs.Attribute", "attrs.Attribute"),
         CodeBlock("python", "print(1)"),
         CodeBlock("doctest", ">>> 1 + 1\n2"),
+        Paragraph("`your_hook(cls: type)`"),
+        Paragraph("See `B`."),
         Paragraph("Version added 22.2.0: the alias argument."),
         CodeBlock("", "API reference: httpx.Client", "httpx.Client"),
         Heading(2, "Customization", ("Customization",)),

@@ -85,6 +85,7 @@ MYST_OPTION = re.compile(r"^:[\w-]+:(?:\s.*)?$")
 MYST_ADMONITIONS = frozenset({*ADMONITION_NODES, *VERSIONS, "admonition"})
 MYST_CODE = frozenset({*CODE_DIRECTIVES, "code-cell"})
 MYST_SILENT = SILENT | {"contents"}
+MYST_REST = frozenset({"eval-rst", "eval-rest"})
 # A reference link whose definition is not in the page (`[`complex`][]`,
 # `[text][pydantic.main.BaseModel]`: mkdocs-autorefs resolves them from API pages the
 # sources do not hold). CommonMark leaves it as written; it reads as its text.
@@ -465,6 +466,11 @@ class _Reader:
             return [CodeBlock("", include_text(target, api=True), target)]
         if name in MYST_SILENT:
             return []
+        if name in MYST_REST:  # its body is reST, read as a .rst page is
+            from ragcli.blocks.rst import read_rst
+
+            # A title in it cannot open a section of the Markdown page around it.
+            return [b for b in read_rst(content).blocks if not isinstance(b, Heading)]
         return None
 
     def list_items(self, node: _Node, depth: int) -> list[Block]:
