@@ -267,6 +267,36 @@ def test_rst_is_read_by_docutils_with_sphinx_roles_and_directives(capfd):
     assert out == err == ""  # no docutils system message
 
 
+def test_an_extensions_example_directive_is_code_and_its_prose_directive_text():
+    """Click's docs write each example in `.. click:example::` and its run in `..
+    click:run::`, directives docutils lacks: read as reST, the example was one sentence
+    ("@click.command() @click.option(…) def hello(name):"). A body that is Python doing
+    something, or a Python session, is code; one in words stays text, as does a list of
+    names."""
+    from ragcli.blocks.rst import read_rst
+
+    text = (
+        ".. click:example::\n\n    @click.command()\n    @click.option('--n', default=1)\n"
+        "    def dots(n):\n        click.echo('.' * n)\n\n"
+        ".. click:run::\n\n    invoke(dots, args=['--n=2'])\n\n"
+        ".. doctest::\n\n    >>> 1 + 1\n    2\n\n"
+        ".. tip:: x\n\n.. custom-box::\n\n    Use :func:`dots` (twice).\n\n"
+        ".. custom-list::\n\n    install\n    quickstart\n"
+    )
+    assert read_rst(text).blocks == [
+        CodeBlock(
+            "python",
+            "@click.command()\n@click.option('--n', default=1)\ndef dots(n):\n"
+            "    click.echo('.' * n)",
+        ),
+        CodeBlock("python", "invoke(dots, args=['--n=2'])"),
+        CodeBlock("pycon", ">>> 1 + 1\n2"),
+        Admonition("tip", "", (Paragraph("x"),)),
+        Paragraph("Use `dots()` (twice)."),
+        Paragraph("install\nquickstart"),
+    ]
+
+
 def test_a_role_inside_strong_or_emphasised_text_reads_as_the_role():
     """reST does not nest inline markup, so docutils leaves a role inside `**…**` as it
     was written; Sphinx sites write it all the same (aiohttp's "**Never set

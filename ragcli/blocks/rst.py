@@ -7,7 +7,8 @@ Sphinx adds directives and roles docutils does not know (`.. autoclass::`, `:cla
 is parsed, so they are read rather than reported: a role as its target's name
 (`:class:`~requests.cookies.RequestsCookieJar`` reads `RequestsCookieJar`, as code), an
 include or autodoc directive as an include block that names what it pulls in (the file is
-never read), a version note as its text, any other directive as its content. Docutils'
+never read), a version note as its text, any other directive as its content: code where
+that is Python (`.. click:example::`), reST otherwise. Docutils'
 system messages are neither printed nor kept."""
 
 from __future__ import annotations
@@ -212,6 +213,26 @@ def _section_titles(page: Path, mtime_ns: int) -> dict[str, str]:
     return titles
 
 
+def _code_language(content: Any) -> str:
+    """The language of a directive's body: pycon for a Python session, python for Python
+    source that does something (a definition, an import, an assignment, a call), "" for
+    reST text. A directive docutils
+    lacks is read as reST; an extension's example written in its body would read as one
+    long sentence of code ("@click.command() @click.option(…) def hello(name):")."""
+    import ast
+
+    text = "\n".join(content).strip()
+    if text.startswith(">>> "):
+        return "pycon"
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):  # prose, or reST markup
+        return ""
+    does = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+    does += (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Call)
+    return "python" if any(isinstance(node, does) for node in ast.walk(tree)) else ""
+
+
 class _AnyOption(dict):
     """A directive's option spec that takes any option as text (Sphinx's `:emphasize-lines:`,
     `:members:`): docutils refuses options its own directives do not declare."""
@@ -287,6 +308,11 @@ def _directive_class(name: str) -> type:
                 found.append(nodes.paragraph("", "", *title))
             elif argument:  # a domain directive's signature: `.. function:: get(url)`
                 found.append(nodes.paragraph("", "", nodes.literal(argument, argument)))
+            language = _code_language(self.content)
+            if language:  # an extension's example (`.. click:example::`, `.. doctest::`)
+                block = nodes.literal_block("", "\n".join(self.content))
+                block["language"] = language
+                return [*found, block]
             container = nodes.container()
             self.state.nested_parse(self.content, self.content_offset, container)
             return found + list(container.children)

@@ -110,6 +110,8 @@ FORMATS = _formats()
 # 10 (reST): a role inside emphasis or strong text reads as the role does
 #   (**Never set :attr:`Request.body` directly!**), not as it was written; each part of a
 #   code block cut in several is cited by its own lines.
+# 11 (reST): a directive docutils lacks whose body is Python (`.. click:example::`) or a
+#   Python session (`.. doctest::`) is a code block, not a sentence.
 # Markdown 5: MyST's roles ({func}`attrs.define`) and directive fences (:::{warning},
 #   ```{include} x```) read as their reST twins do.
 # Markdown 6: a section and a chunk are cited by their lines in the file, as reST's are;
@@ -119,7 +121,7 @@ FORMATS = _formats()
 #   paragraph where it is written; a MyST `{eval-rst}` fence's body is read as reST.
 # HTML 4 and EPUB 3: lxml builds the tree, so an `<li>` or `<p>` whose end tag is left out
 #   ends at the next one, as in a browser (html.parser nested it in the one before).
-READINGS = {"md": 8, "rst": 10, "html": 4, "ipynb": 2, "epub": 3}
+READINGS = {"md": 8, "rst": 11, "html": 4, "ipynb": 2, "epub": 3}
 
 
 def reading_of(file_type: str) -> int:
