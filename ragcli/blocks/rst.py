@@ -216,9 +216,8 @@ def _section_titles(page: Path, mtime_ns: int) -> dict[str, str]:
 def _code_language(content: Any) -> str:
     """The language of a directive's body: pycon for a Python session, python for Python
     source that does something (a definition, an import, an assignment, a call), "" for
-    reST text. A directive docutils
-    lacks is read as reST; an extension's example written in its body would read as one
-    long sentence of code ("@click.command() @click.option(…) def hello(name):")."""
+    reST text. Read as reST, an extension's example (`.. click:example::`) was one long
+    sentence of code ("@click.command() @click.option(…) def hello(name):")."""
     import ast
 
     text = "\n".join(content).strip()
