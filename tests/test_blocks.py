@@ -462,6 +462,8 @@ def test_myst_directives_read_as_their_rest_twins():
     directive not known here keeps its fence (`{doctest}` is code), a target `(label)=` is
     nothing, and mkdocstrings' `::: module.Name` is still an API reference, not a colon
     fence."""
+    from ragcli.blocks.rst import embedded_rest
+
     text = (
         ":::{warning}\nSet **eq** and order apart.\n:::\n\n"
         "::::{admonition} Custom title\n:class: tip\n\nBody.\n::::\n\n"
@@ -476,7 +478,7 @@ def test_myst_directives_read_as_their_rest_twins():
         "::: httpx.Client\n\n(custom-comparison)=\n\n## Customization\n\n"
         "After (a) = b.\n"
     )
-    assert read_markdown(text).blocks == [
+    assert read_markdown(text, rest=embedded_rest).blocks == [
         Admonition("warning", "", (Paragraph("Set eq and order apart."),)),
         Admonition("note", "Custom title", (Paragraph("Body."),)),
         CodeBlock("", "text included from ../CHANGELOG.md", "../CHANGELOG.md"),

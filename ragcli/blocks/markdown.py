@@ -17,7 +17,7 @@ question time (a PDF's, a Word document's) has indented lines that are not code.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -86,6 +86,7 @@ MYST_ADMONITIONS = frozenset({*ADMONITION_NODES, *VERSIONS, "admonition"})
 MYST_CODE = frozenset({*CODE_DIRECTIVES, "code-cell"})
 MYST_SILENT = SILENT | {"contents"}
 MYST_REST = frozenset({"eval-rst", "eval-rest"})
+ReadRest = Callable[[str], list[Block]]
 # A reference link whose definition is not in the page (`[`complex`][]`,
 # `[text][pydantic.main.BaseModel]`: mkdocs-autorefs resolves them from API pages the
 # sources do not hold). CommonMark leaves it as written; it reads as its text.
@@ -108,11 +109,16 @@ LINE_BREAK = re.compile(r"\r\n?|\n")
 MAX_CARRIED = 8 << 20
 
 
-def read_markdown(text: str, indented_code: bool = True, lines: bool = False) -> Document:
+def read_markdown(
+    text: str, indented_code: bool = True, lines: bool = False, rest: ReadRest | None = None
+) -> Document:
     """`text` as blocks; headings carry their path from the document's top. With `lines`,
-    each block's lines in `text` too (Document.block_lines)."""
+    each block's lines in `text` too (Document.block_lines). `rest` reads the reST body of
+    a MyST `{eval-rst}` fence (blocks/rst.py's embedded_rest; without it the fence is
+    code): the reST reader reads Markdown pages' titles, so this module does not import
+    it."""
     myst = MYST_PAGE.search(text) is not None
-    reader = _Reader(lines, myst)
+    reader = _Reader(lines, myst, rest)
     blocks = reader.blocks(_tree(_parser(indented_code, myst).parse(text)))
     placed = with_paths(blocks)
     in_file = LINE_BREAK.split(text) if reader.marked else []
@@ -356,9 +362,10 @@ def _tree(tokens: list[Token]) -> list[_Node]:
 class _Reader:
     """The block tree's nodes into blocks."""
 
-    def __init__(self, lines: bool = False, myst: bool = False) -> None:
+    def __init__(self, lines: bool = False, myst: bool = False, rest: ReadRest | None = None):
         self.metadata: dict[str, str] = {}
         self.myst = myst  # a directive's body is read as its page is
+        self.rest = rest
         # With `lines`, each block's first and last line (1-based) from its token's map,
         # by the block's id; the block is held too, so that no other takes its id.
         self.lines = lines
@@ -466,11 +473,8 @@ class _Reader:
             return [CodeBlock("", include_text(target, api=True), target)]
         if name in MYST_SILENT:
             return []
-        if name in MYST_REST:  # its body is reST, read as a .rst page is
-            from ragcli.blocks.rst import read_rst
-
-            # A title in it cannot open a section of the Markdown page around it.
-            return [b for b in read_rst(content).blocks if not isinstance(b, Heading)]
+        if name in MYST_REST and self.rest is not None:  # its body is reST
+            return self.rest(content)
         return None
 
     def list_items(self, node: _Node, depth: int) -> list[Block]:

@@ -13,6 +13,7 @@ system messages are neither printed nor kept."""
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 from dataclasses import dataclass
@@ -213,13 +214,31 @@ def _section_titles(page: Path, mtime_ns: int) -> dict[str, str]:
     return titles
 
 
+# Python statements that do something: a body holding one is code, not a list of names.
+DOING = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Import,
+    ast.ImportFrom,
+    ast.Assign,
+    ast.AnnAssign,
+    ast.AugAssign,
+    ast.Call,
+)
+
+
+def embedded_rest(text: str) -> list[Block]:
+    """The blocks of reST inside a Markdown page (MyST's `{eval-rst}`), without titles:
+    one there cannot open a section of the page around it."""
+    return [block for block in read_rst(text).blocks if not isinstance(block, Heading)]
+
+
 def _code_language(content: Any) -> str:
     """The language of a directive's body: pycon for a Python session, python for Python
     source that does something (a definition, an import, an assignment, a call), "" for
     reST text. Read as reST, an extension's example (`.. click:example::`) was one long
     sentence of code ("@click.command() @click.option(…) def hello(name):")."""
-    import ast
-
     text = "\n".join(content).strip()
     if text.startswith(">>> "):
         return "pycon"
@@ -227,9 +246,7 @@ def _code_language(content: Any) -> str:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):  # prose, or reST markup
         return ""
-    does = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
-    does += (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Call)
-    return "python" if any(isinstance(node, does) for node in ast.walk(tree)) else ""
+    return "python" if any(isinstance(node, DOING) for node in ast.walk(tree)) else ""
 
 
 class _AnyOption(dict):

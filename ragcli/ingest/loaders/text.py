@@ -35,8 +35,9 @@ def _text_sections(text: str) -> list[Section]:
 
 def markdown_sections(text: str) -> list[Section]:
     from ragcli.blocks.markdown import read_markdown
+    from ragcli.blocks.rst import embedded_rest
 
-    return _cited_by_lines(read_markdown(text, lines=True))
+    return _cited_by_lines(read_markdown(text, lines=True, rest=embedded_rest))
 
 
 def rst_sections(text: str, source: str = "") -> list[Section]:
