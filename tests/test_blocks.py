@@ -494,6 +494,24 @@ def test_myst_directives_read_as_their_rest_twins():
     ]
 
 
+def test_a_myst_glossary_reads_as_terms_with_their_definitions():
+    """Sphinx's glossary writes a term on its own line and its definition indented under
+    it. Read as paragraphs, the term ran into its definition ("dict classes A regular
+    class whose …"); a footnote mark whose definition is outside the directive is no text
+    either."""
+    text = (
+        "# Glossary\n\n:::{glossary}\ndict classes\n  A regular class[^a].\n\n"
+        "  Its second paragraph.\n\nslotted classes\n  Classes with {attr}`__slots__`.\n"
+        ":::\n\n[^a]: Mostly.\n"
+    )
+    assert read_markdown(text).blocks[1:] == [
+        ListItem("dict classes: A regular class.", "-", 0),
+        Paragraph("Its second paragraph."),
+        ListItem("slotted classes: Classes with `__slots__`.", "-", 0),
+        Paragraph("Mostly."),
+    ]
+
+
 def test_a_directive_read_first_does_not_hide_the_role_of_its_name():
     """Sphinx has a `data` directive and a `data` role (and others alike). Roles and
     directives are registered as pages use them, in one process: a page using the

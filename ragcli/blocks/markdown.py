@@ -17,6 +17,7 @@ question time (a PDF's, a Word document's) has indented lines that are not code.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -165,9 +166,10 @@ def _parser(indented_code: bool, myst: bool = False) -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": True, "maxNesting": 100}).enable("table")
     md.use(front_matter_plugin).use(attrs_plugin).use(attrs_block_plugin)
     md.use(deflist_plugin)
-    # A footnote's mark (`[^1]`) is no text; its definition is read where it is written,
+    # A footnote's mark (`[^1]`) is no text, also where its definition is out of sight (a
+    # directive's body is parsed on its own); the definition is read where it is written,
     # under its own heading, not moved to the page's end.
-    md.use(footnote_plugin, move_to_end=False)
+    md.use(footnote_plugin, move_to_end=False, always_match_refs=True)
     # MyST (Sphinx's Markdown) writes a role as {class}`~x.Y`, read as reST's is
     # (sphinx_names.py), and a directive as a fence of backticks or colons named in
     # braces: :::{note}.
@@ -473,6 +475,8 @@ class _Reader:
             return [CodeBlock("", include_text(target, api=True), target)]
         if name in MYST_SILENT:
             return []
+        if name == "glossary":
+            return self.parsed(_glossary_as_definitions(body), depth)
         if name in MYST_REST and self.rest is not None:  # its body is reST
             return self.rest(content)
         return None
@@ -543,6 +547,34 @@ class _Reader:
                     self.mark(found[-1:], [term_line[0], child.map[1]])
                 found.extend(inner[1:] if first else inner)
         return found
+
+
+def _glossary_as_definitions(body: str) -> str:
+    """A glossary's body (a term on a line of its own, its definition indented under it,
+    as Sphinx writes one) as a Markdown definition list. Read as paragraphs, the term ran
+    into its definition: "dict classes A regular class whose …"."""
+    out: list[str] = []
+    terms: list[str] = []
+    definition: list[str] = []
+
+    def flush() -> None:
+        if terms:
+            first, *rest = textwrap.dedent("\n".join(definition)).strip("\n").split("\n")
+            out.extend([", ".join(terms), f":   {first}"])
+            out.extend(f"    {line}" if line.strip() else "" for line in rest)
+            out.append("")
+        terms.clear()
+        definition.clear()
+
+    for line in body.split("\n"):
+        if line.strip() and not line[:1].isspace():  # a term
+            if definition:
+                flush()
+            terms.append(line.strip())
+        elif terms:
+            definition.append(line)
+    flush()
+    return "\n".join(out)
 
 
 def _without_options(content: str) -> str:
