@@ -50,6 +50,7 @@ CAUGHT = [
     ("admonition", '=== "pip"\n\n    pip install pydantic'),
     ("admonition", ".. note::\n\n   Sessions are not thread safe."),
     ("footnote", "a very common problem.[^immutable] Not only"),
+    ("footnote", "tables [^siphash] are hashed"),
     ("footnote", "[^siphash]: https://en.wikipedia.org/wiki/SipHash"),
     ("template", "{{ pydantic_settings }}"),
     ("template", "{% if sponsors %}"),

@@ -3,12 +3,11 @@
 The parser's token stream, not a regular expression, decides what is a heading, a list, a
 code block or a table. Plugins read what documentation sites add to CommonMark: front
 matter, attribute lists (`{ #anchor }`, `{.class}`), definition lists, footnotes; GitHub
-tables. More
-are read here on the token stream, by block rules below: MkDocs admonitions (`!!! note
-"Title"`, an indented body that blank lines do not end, as in Python-Markdown), pymdownx
-blocks (`/// tip | Title` ... `///`), content tabs, and GitHub callouts (a quote opening
-with `[!NOTE]`). Include directives (includes.py) become include blocks; HTML inside
-Markdown is read by the HTML reader (html.py).
+tables. More are read here on the token stream, by block rules below: MkDocs admonitions
+(`!!! note "Title"`, an indented body that blank lines do not end, as in Python-Markdown),
+pymdownx blocks (`/// tip | Title` ... `///`), content tabs, and GitHub callouts (a quote
+opening with `[!NOTE]`). Include directives (includes.py) become include blocks; HTML
+inside Markdown is read by the HTML reader (html.py).
 
 The chunker's text is normalised Markdown (render.py) read back by this same reader, with
 `indented_code=False`: ragcli writes code fenced, and text of other formats read at

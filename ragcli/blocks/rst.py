@@ -8,8 +8,8 @@ is parsed, so they are read rather than reported: a role as its target's name
 (`:class:`~requests.cookies.RequestsCookieJar`` reads `RequestsCookieJar`, as code), an
 include or autodoc directive as an include block that names what it pulls in (the file is
 never read), a version note as its text, any other directive as its content: code where
-that is Python (`.. click:example::`), reST otherwise. Docutils'
-system messages are neither printed nor kept."""
+that is Python (`.. click:example::`), reST otherwise. Docutils' system messages are
+neither printed nor kept."""
 
 from __future__ import annotations
 

@@ -46,8 +46,9 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     # [`model_dump()`][pydantic.BaseModel.model_dump], [dict][]: a reference link whose
     # definition is elsewhere (MkDocs autorefs) shows as written (not `matrix[i][j]`)
     "reference-link": re.compile(r"(?<![\w\])\[(])\[[^\[\]\n]+\]\[[\w.:-]*\]"),
-    # a footnote's mark, text[^1], or its definition, [^note]: (not `list[^0]` in code)
-    "footnote": re.compile(r"(?<![\s`])\[\^[\w-]+\]|(?m:^\[\^[\w-]+\]:)"),
+    # a footnote's mark, text[^1] or text [^1], or its definition, [^note]: (a code span's
+    # `[^a-z]` is a regular expression: EXAMPLES_IN_SPANS)
+    "footnote": re.compile(r"(?<!`)\[\^[\w-]+\]|(?m:^\[\^[\w-]+\]:)"),
     "html": re.compile(
         rf"<(?:{_ELEMENT})(?:\s[^<>]*)?/?>|</(?:{_ELEMENT}|Listing)>"
         r"|<Listing\s[^<>]*>|<!--"  # lower case only: `Option<U>`, `<B>` are generics
