@@ -458,7 +458,9 @@ def test_myst_roles_in_markdown_read_as_rest_roles_do():
 def test_myst_directives_read_as_their_rest_twins():
     """MyST's directives, in fences of colons or backticks named in braces: an admonition
     is an admonition, an include or autodoc directive a reference, a toctree nothing,
-    `{eval-rst}`'s body reST (attrs' answers quoted `.. function:: your_hook(…)`). A
+    `{eval-rst}`'s body reST (attrs' answers quoted `.. function:: your_hook(…)`), a
+    version note's words after the version its sentence (structlog's read "Version
+    changed 14.0.0 Allow … a {any}`dict`.."). A
     directive not known here keeps its fence (`{doctest}` is code), a target `(label)=` is
     nothing, and mkdocstrings' `::: module.Name` is still an API reference, not a colon
     fence."""
@@ -475,6 +477,7 @@ def test_myst_directives_read_as_their_rest_twins():
         "```{eval-rst}\n.. function:: your_hook(cls: type)\n   :noindex:\n\n"
         "See :class:`~a.B`.\n```\n\n"
         "```{versionadded} 22.2.0\nThe *alias* argument.\n```\n\n"
+        ":::{versionchanged} 14.0 Return a {any}`dict`.\n:::\n\n"
         "::: httpx.Client\n\n(custom-comparison)=\n\n## Customization\n\n"
         "After (a) = b.\n"
     )
@@ -488,6 +491,7 @@ def test_myst_directives_read_as_their_rest_twins():
         Paragraph("`your_hook(cls: type)`"),
         Paragraph("See `B`."),
         Paragraph("Version added 22.2.0: the alias argument."),
+        Paragraph("Version changed 14.0: return a `dict`."),
         CodeBlock("", "API reference: httpx.Client", "httpx.Client"),
         Heading(2, "Customization", ("Customization",)),
         Paragraph("After (a) = b."),

@@ -459,7 +459,11 @@ class _Reader:
         if name in MYST_ADMONITIONS:
             inner = self.parsed(body, depth)
             if name.startswith(("version", "deprecated")):
-                return _admonition(name.replace("version", "version-"), argument, inner)
+                # `{versionchanged} 14.0.0 Allow …`: the version, then what changed
+                version, _, said = argument.partition(" ")
+                if said.strip():
+                    inner = [Paragraph(_text(said)), *inner]
+                return _admonition(name.replace("version", "version-"), version, inner)
             title = "" if name == "admonition" and not argument else _text(argument)
             return _admonition("note" if name == "admonition" else name, title, inner)
         if name in MYST_CODE:

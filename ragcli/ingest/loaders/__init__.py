@@ -119,7 +119,8 @@ FORMATS = _formats()
 # Markdown 7: a MyST page's line comments (`% …`) and block breaks (`+++`) are not text.
 # Markdown 8: a footnote's mark (`text[^1]`) is no text, and its definition reads as a
 #   paragraph where it is written; a MyST `{eval-rst}` fence's body is read as reST, a
-#   `{glossary}` as terms with their definitions.
+#   `{glossary}` as terms with their definitions, and a version note's words after its
+#   version (`:::{versionchanged} 14.0 Return a {any}`dict`.`) as its sentence.
 # HTML 4 and EPUB 3: lxml builds the tree, so an `<li>` or `<p>` whose end tag is left out
 #   ends at the next one, as in a browser (html.parser nested it in the one before).
 READINGS = {"md": 8, "rst": 11, "html": 4, "ipynb": 2, "epub": 3}
