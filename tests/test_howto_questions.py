@@ -33,6 +33,18 @@ def test_each_set_has_how_to_and_factoid_questions_a_third_held_out(name: str) -
     assert all(q.names and all(n.strip() for n in q.names) for q in questions)
 
 
+# Sites outside ../shared/eval/, fetched from their sdists (each file says how).
+PROXY_SETS = ["flask", "starlette", "aiohttp", "attrs", "click", "urllib3"]
+
+
+@pytest.mark.parametrize("name", PROXY_SETS)
+def test_each_proxy_set_loads_with_ten_how_to_questions(name: str) -> None:
+    questions = load_howtos(DATA / f"{name}_questions.yaml")
+    assert sum(q.kind == "howto" for q in questions) >= 10
+    assert len({q.question for q in questions}) == len(questions)
+    assert all(q.names and all(n.strip() for n in q.names) for q in questions)
+
+
 def test_a_value_counts_as_written_whatever_its_marks() -> None:
     assert states_it("Rust performs _two’s complement wrapping_.", "two's complement wrapping")
     assert states_it(
