@@ -648,6 +648,24 @@ def test_a_version_note_is_one_sentence_that_holds_the_version():
     assert blocks == [Paragraph("Version added v2.12: the `exclude_if` parameter.")]
 
 
+def test_a_rest_version_notes_words_may_follow_the_version_on_its_line():
+    """Sphinx splits `.. versionchanged:: 14.0.0 Allow …` into the version and its words,
+    as MyST's twin is read; the words were kept with the version, the role raw and two
+    full stops: "Changed in version 14.0.0 Allow a :class:`dict`..". Words on the lines
+    under it read as before."""
+    from ragcli.blocks.rst import read_rst
+
+    text = (
+        ".. versionchanged:: 14.0.0 Allow a :class:`dict`.\n\n"
+        ".. versionadded:: 2.4\n   The *json* parameter.\n\n.. versionadded:: 3.0\n"
+    )
+    assert read_rst(text).blocks == [
+        Paragraph("Changed in version 14.0.0: allow a `dict`."),
+        Paragraph("New in version 2.4: the json parameter."),
+        Paragraph("New in version 3.0."),
+    ]
+
+
 def test_a_markdown_file_read_in_pieces_gives_the_blocks_read_whole():
     """A file too large to hold is read in pieces; a block a cut falls inside (a code
     block with blank lines, a list) is carried into the next piece, headings keep paths."""

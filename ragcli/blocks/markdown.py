@@ -42,6 +42,7 @@ from ragcli.blocks.sphinx_names import (
     SILENT,
     VERSIONS,
     role_text,
+    version_and_words,
 )
 
 if TYPE_CHECKING:
@@ -459,9 +460,8 @@ class _Reader:
         if name in MYST_ADMONITIONS:
             inner = self.parsed(body, depth)
             if name.startswith(("version", "deprecated")):
-                # `{versionchanged} 14.0.0 Allow …`: the version, then what changed
-                version, _, said = argument.partition(" ")
-                if said.strip():
+                version, said = version_and_words(argument)
+                if said:
                     inner = [Paragraph(_text(said)), *inner]
                 return _admonition(name.replace("version", "version-"), version, inner)
             title = "" if name == "admonition" and not argument else _text(argument)

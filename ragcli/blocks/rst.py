@@ -43,6 +43,7 @@ from ragcli.blocks.sphinx_names import (
     SILENT,
     VERSIONS,
     role_text,
+    version_and_words,
 )
 from ragcli.blocks.sphinx_pages import labelled_page, linked_page, page_head
 
@@ -308,11 +309,10 @@ def _directive_class(name: str) -> type:
             found: list[Any] = []
             if self.name in VERSIONS:
                 # One sentence, so that a quote of it holds the version.
-                version, _, said = argument.partition("\n")
-                said = " ".join(said.split())
+                version, said = version_and_words(argument)
                 said = said[:1].lower() + said[1:]
                 inline, _ = self.state.inline_text(said, self.lineno)
-                words = f"{VERSIONS[self.name]} {version.strip()}" + (": " if said else ".")
+                words = f"{VERSIONS[self.name]} {version}" + (": " if said else ".")
                 found.append(nodes.paragraph("", "", nodes.Text(words), *inline))
             elif self.name in ADMONITION_NODES:
                 box = nodes.admonition()

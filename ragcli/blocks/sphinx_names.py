@@ -48,6 +48,13 @@ SILENT = frozenset(
 )
 
 
+def version_and_words(argument: str) -> tuple[str, str]:
+    """A version note's argument as Sphinx splits it: the version, then the words saying
+    what changed, on its line or the lines under it (`14.0.0 Allow a dict.`)."""
+    version, _, said = " ".join(argument.split()).partition(" ")
+    return version, said
+
+
 @dataclass(frozen=True)
 class RoleText:
     text: str

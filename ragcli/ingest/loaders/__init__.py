@@ -112,6 +112,8 @@ FORMATS = _formats()
 #   code block cut in several is cited by its own lines.
 # 11 (reST): a directive docutils lacks whose body is Python (`.. click:example::`) or a
 #   Python session (`.. doctest::`) is a code block, not a sentence.
+# 12 (reST): a version note's words on the directive's line (`.. versionchanged:: 14.0.0
+#   Allow …`) are its sentence, as MyST's are (blocks/sphinx_names.py version_and_words).
 # Markdown 5: MyST's roles ({func}`attrs.define`) and directive fences (:::{warning},
 #   ```{include} x```) read as their reST twins do.
 # Markdown 6: a section and a chunk are cited by their lines in the file, as reST's are;
@@ -123,7 +125,7 @@ FORMATS = _formats()
 #   version (`:::{versionchanged} 14.0 Return a {any}`dict`.`) as its sentence.
 # HTML 4 and EPUB 3: lxml builds the tree, so an `<li>` or `<p>` whose end tag is left out
 #   ends at the next one, as in a browser (html.parser nested it in the one before).
-READINGS = {"md": 8, "rst": 11, "html": 4, "ipynb": 2, "epub": 3}
+READINGS = {"md": 8, "rst": 12, "html": 4, "ipynb": 2, "epub": 3}
 
 
 def reading_of(file_type: str) -> int:
