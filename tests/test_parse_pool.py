@@ -8,8 +8,11 @@ import multiprocessing
 import os
 import signal
 import sys
+import time
 import types
 import warnings
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import process as futures_process
 from pathlib import Path
 
 import pytest
@@ -17,6 +20,7 @@ import pytest
 from ragcli import service
 from ragcli.ingest import parse_pool
 from ragcli.ingest.chunker import Chunker
+from ragcli.ingest.loaders import LoadError, current_options
 from tests.support.common import settings_for
 
 
@@ -140,4 +144,81 @@ def test_a_worker_that_dies_fails_only_the_file_it_was_reading(tmp_path, monkeyp
     ]
     assert report.count("new") == 10  # the files parsed beside it in the broken pool too
     assert len(chunks_by_file(settings)) == 10
+    assert not multiprocessing.active_children()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_a_worker_started_just_as_another_dies_is_ended_too(tmp_path, monkeypatch):
+    """The executor's race, made certain: the second worker of the first pool is started for
+    a parse submitted as the first worker dies, and the executor adds it to its workers only
+    after it has terminated them. Left alive, that worker waits for work forever, and the
+    executor's thread waits for it, so the process that ingested would never leave."""
+    docs = notes(tmp_path / "docs", 4)
+    (docs / "a-poison.md").write_text("# Poison\n\nKILL ME when you read this.\n")
+    monkeypatch.setattr(parse_pool, "POOL_AFTER", 0)
+    real_spawn = ProcessPoolExecutor._spawn_process
+    raced = []
+
+    def spawn_late(executor):
+        if raced or len(executor._processes) != 1:
+            return real_spawn(executor)
+        raced.append(True)
+        first = next(iter(executor._processes.values()))
+        worker = executor._mp_context.Process(
+            target=futures_process._process_worker,
+            args=(
+                executor._call_queue,
+                executor._result_queue,
+                executor._initializer,
+                executor._initargs,
+                executor._max_tasks_per_child,
+            ),
+        )
+        worker.start()
+        first.join(timeout=30)  # it reads a-poison.md
+        deadline = time.monotonic() + 30
+        while executor._pending_work_items and time.monotonic() < deadline:
+            time.sleep(0.01)  # the executor fails the parses, then terminates its workers
+        time.sleep(0.5)
+        executor._processes[worker.pid] = worker
+
+    monkeypatch.setattr(ProcessPoolExecutor, "_spawn_process", spawn_late)
+    settings = settings_for(tmp_path / "store", **{"ingest.workers": 2})
+    ingestor = service.ingestor(settings)
+    chunk_with(ingestor, KillingChunker)
+    try:
+        report = ingestor.run([docs], "docs")
+        assert raced
+        failed = [f.path.rsplit("/", 1)[-1] for f in report.files if f.status == "failed"]
+        assert failed == ["a-poison.md"]
+        assert report.count("new") == 4
+        assert not multiprocessing.active_children()
+    finally:
+        parse_pool.end_workers()  # so that a failure here does not leave pytest waiting
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_a_parse_submitted_to_a_pool_found_broken_goes_to_a_fresh_pool(tmp_path, monkeypatch):
+    """A file handed over after a worker died, before any parse has told the pool so."""
+    docs = notes(tmp_path / "docs", 1)
+    (docs / "poison.md").write_text("# Poison\n\nKILL ME when you read this.\n")
+    monkeypatch.setattr(parse_pool, "POOL_AFTER", 0)
+    ingestor = service.ingestor(settings_for(tmp_path / "store"))
+    chunk_with(ingestor, KillingChunker)
+    pool = parse_pool.ParsePool(ingestor.chunker, current_options(), workers=2)
+    try:
+        poisoned = pool.submit(docs / "poison.md")
+        executor = pool._pool
+        deadline = time.monotonic() + 60
+        while not executor._broken and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert executor._broken
+        note = pool.submit(docs / "note00.md")
+        assert "Harbour 0 opens at 6 am." in note().chunks[0].text
+        with pytest.raises(LoadError, match="the process reading it stopped"):
+            poisoned()
+    finally:
+        pool.close()
     assert not multiprocessing.active_children()

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from ragcli.ingest.chunker import Chunk, Chunker
@@ -140,7 +141,13 @@ class ParsePool:
                 return fail
             return lambda: done
         number = self.submitted
-        self._pending[number] = (pool.submit(_parse_in_worker, str(path)), pool)
+        try:
+            future = pool.submit(_parse_in_worker, str(path))
+        except BrokenProcessPool:  # a worker died before the parse that would tell
+            self._discard(pool)
+            pool = self._started()
+            future = pool.submit(_parse_in_worker, str(path))
+        self._pending[number] = (future, pool)
         return lambda: self._result(number, path)
 
     def _result(self, number: int, path: Path) -> Parsed:
@@ -172,12 +179,17 @@ class ParsePool:
             return self._pool
 
     def _discard(self, broken: ProcessPoolExecutor) -> None:
-        """Stop using `broken`: the next parse starts a fresh pool (whichever parse finds
-        it broken first)."""
+        """Stop using `broken`, and end its workers: the next parse starts a fresh pool
+        (whichever parse finds it broken first)."""
         with self._lock:
             if self._pool is broken:
                 self._pool = None
+        workers = _workers_of(broken)
         broken.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.join(timeout=10)
 
     def close(self, stopping: bool = False) -> None:
         """Let the workers finish and leave; at a stop, end them at once."""
@@ -192,3 +204,17 @@ class ParsePool:
         self._pending.clear()
         del pool
         gc.collect()  # the pool's reference cycles, and with them its semaphores
+
+
+def _workers_of(broken: ProcessPoolExecutor) -> list[BaseProcess]:
+    """The worker processes of a broken pool, to end them.
+
+    The executor terminates its workers when it finds one dead, but not a worker it was
+    starting at that moment for a parse submitted just before (seen on Python 3.11): that
+    one is added after, waits for work forever, and the executor's thread waits for it to
+    end, so the ingesting process would never leave. Taking the executor's lock waits for
+    such a start to finish; after it, a broken pool starts no worker. (Python has no public
+    way to do this before 3.14's terminate_workers.)"""
+    with broken._shutdown_lock:
+        processes = broken._processes or {}  # None once shut down
+        return list(processes.values())
