@@ -34,7 +34,7 @@ def test_each_set_has_how_to_and_factoid_questions_a_third_held_out(name: str) -
 
 
 # Sites outside ../shared/eval/, fetched from their sdists (each file says how).
-PROXY_SETS = ["flask", "starlette", "aiohttp", "attrs", "click", "urllib3"]
+PROXY_SETS = ["flask", "starlette", "aiohttp", "attrs", "click", "urllib3", "treq", "toolbelt"]
 
 
 @pytest.mark.parametrize("name", PROXY_SETS)
