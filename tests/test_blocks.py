@@ -380,6 +380,39 @@ def test_a_sphinx_tab_title_is_words_and_a_code_tab_is_code():
     ]
 
 
+def test_a_sphinx_class_is_read_with_its_signature_and_body():
+    """In Sphinx `.. class::` documents a Python class (docutils' style class is
+    `.. rst-class::` there): read as docutils', `ClientSession(base_url=None, …)` was
+    refused as a style name and the class's whole body lost, and a `session` class gave
+    its literal blocks the language "session"."""
+    from ragcli.blocks.rst import read_rst
+
+    text = (
+        ".. rst-class:: hide-header\n\n"
+        "Welcome.\n\n"
+        ".. class:: ClientSession(base_url=None, *, \\\n"
+        "                         timeout=sentinel)\n\n"
+        "   The class for making requests.\n\n"
+        "   .. attribute:: closed\n\n"
+        "      ``True`` if the session is closed. For example::\n\n"
+        "          session.closed\n\n"
+        ".. class:: session\n\n"
+        "   A proxy. Here an example::\n\n"
+        "       session['a'] = 1\n"
+    )
+    assert read_rst(text).blocks == [
+        Paragraph("Welcome."),
+        Paragraph("`ClientSession(base_url=None, *, timeout=sentinel)`"),
+        Paragraph("The class for making requests."),
+        Paragraph("`closed`"),
+        Paragraph("`True` if the session is closed. For example:"),
+        CodeBlock("", "session.closed"),
+        Paragraph("`session`"),
+        Paragraph("A proxy. Here an example:"),
+        CodeBlock("", "session['a'] = 1"),
+    ]
+
+
 def test_rst_substitutions_standards_and_footnotes_read_as_sphinx_shows_them():
     """A substitution Sphinx fills in from conf.py reads as its name, not `|version|`; one
     defined as raw HTML reads as nothing; `:rfc:` and `:pep:` name the standard; a

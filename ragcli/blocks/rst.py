@@ -40,7 +40,9 @@ from ragcli.blocks.sphinx_names import (
     AUTODOC,
     CODE_DIRECTIVES,
     INCLUDES,
+    PYTHON_DOMAIN_CLASS,
     SILENT,
+    STYLE_CLASS,
     VERSIONS,
     role_text,
     version_and_words,
@@ -57,6 +59,8 @@ SUBSTITUTION = re.compile(r"^\|([^|\s](?:[^|]*[^|\s])?)\|_{0,2}$")
 # Sphinx extensions' containers whose argument is a title in words, not a signature:
 # sphinx-tabs' `.. tab:: ``netstat`` (Linux)`, sphinx-design's `.. tab-item::`, `.. card::`.
 TITLED_CONTAINERS = frozenset("tab group-tab tab-item dropdown card grid-item-card".split())
+# A signature written over several lines, each but the last ending in a backslash.
+CONTINUED_LINE = re.compile(r"\\[ \t]*\n")
 # The longest line docutils reads: a section's worth (ingest/loaders/text.py's SECTION_CHARS).
 LINE_LENGTH_LIMIT = 1 << 20
 
@@ -141,9 +145,21 @@ def _register(text: str) -> None:
     for name in {m.group(1).lower() for m in DIRECTIVE_USE.finditer(text)} - _registered_directives:
         _registered_directives.add(name)
         # docutils' own `include` would read the file (or, with file insertion off, give
-        # nothing): it is replaced, so that the page says what it includes.
-        if name in CODE_DIRECTIVES or name == "include" or not _known_directive(name):
+        # nothing): it is replaced, so that the page says what it includes. Its `class`
+        # is Sphinx's `rst-class`; Sphinx's `class` documents one (docutils refused
+        # `ClientSession(url)` as a style name, and the class's whole body was lost).
+        if name == STYLE_CLASS:
+            directives.register_directive(name, _docutils_class())
+        elif name in (*CODE_DIRECTIVES, "include", PYTHON_DOMAIN_CLASS):
             directives.register_directive(name, _directive_class(name))
+        elif not _known_directive(name):
+            directives.register_directive(name, _directive_class(name))
+
+
+def _docutils_class() -> type:
+    from docutils.parsers.rst.directives.misc import Class
+
+    return Class
 
 
 def _known_role(name: str) -> bool:
@@ -323,7 +339,8 @@ def _directive_class(name: str) -> type:
                 title, _ = self.state.inline_text(" ".join(argument.split()), self.lineno)
                 found.append(nodes.paragraph("", "", *title))
             elif argument:  # a domain directive's signature: `.. function:: get(url)`
-                found.append(nodes.paragraph("", "", nodes.literal(argument, argument)))
+                signature = " ".join(CONTINUED_LINE.sub("", argument).split())
+                found.append(nodes.paragraph("", "", nodes.literal(signature, signature)))
             language = _code_language(self.content)
             if language:  # an extension's example (`.. click:example::`, `.. doctest::`)
                 block = nodes.literal_block("", "\n".join(self.content))
@@ -530,9 +547,9 @@ def _code(node: Any) -> CodeBlock:
 
     include = node.get("ragcli_include")
     language = node.get("language") or ""
-    classes = [c for c in node.get("classes", []) if c not in ("code", "literal-block")]
-    if not language and classes:
-        language = classes[0]
+    classes = node.get("classes", [])
+    if not language and "code" in classes:  # docutils' `.. code:: python`: ["code", "python"]
+        language = next((c for c in classes if c not in ("code", "literal-block")), "")
     if isinstance(node, nodes.doctest_block):
         language = "pycon"
     return CodeBlock(str(language).lower(), node.astext().rstrip("\n"), include)

@@ -38,6 +38,11 @@ VERSIONS = {
     "versionremoved": "Removed in version",
 }
 CODE_DIRECTIVES = ("code", "code-block", "sourcecode", "code-tab")
+# Directive names Sphinx takes from docutils: `.. class:: Session(url)` is the Python
+# domain's class, its signature and its body; docutils' `class` (set a style class on what
+# follows) is `.. rst-class::` there.
+PYTHON_DOMAIN_CLASS = "class"
+STYLE_CLASS = "rst-class"
 ADMONITION_NODES = (
     "attention caution danger error hint important note tip warning seealso todo".split()
 )
