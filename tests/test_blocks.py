@@ -413,6 +413,31 @@ def test_a_sphinx_class_is_read_with_its_signature_and_body():
     ]
 
 
+def test_sphinx_info_fields_read_as_the_built_page_shows_them():
+    """`:param int port:` was "param int port: …" in answers; Sphinx shows "port (int) – …",
+    with a `:type port:` field's type, and "Raises", "Returns", "Return type"."""
+    from ragcli.blocks.rst import read_rst
+
+    text = (
+        ".. function:: run_app(app, *, host=None, port=None)\n\n"
+        "   :param str host: HOST to listen on.\n"
+        "   :param port: PORT to listen on, ``8080`` if ``None``.\n"
+        "   :type port: int\n"
+        "   :raises ValueError: if the port is taken.\n"
+        "   :returns: nothing.\n"
+        "   :rtype: None\n"
+        "   :Platform: Unix\n"
+    )
+    assert read_rst(text).blocks[1:] == [
+        ListItem("`host` (str): HOST to listen on.", "-", 0),
+        ListItem("`port` (int): PORT to listen on, `8080` if `None`.", "-", 0),
+        ListItem("Raises `ValueError`: if the port is taken.", "-", 0),
+        ListItem("Returns: nothing.", "-", 0),
+        ListItem("Return type: None", "-", 0),
+        ListItem("Platform: Unix", "-", 0),
+    ]
+
+
 def test_rst_substitutions_standards_and_footnotes_read_as_sphinx_shows_them():
     """A substitution Sphinx fills in from conf.py reads as its name, not `|version|`; one
     defined as raw HTML reads as nothing; `:rfc:` and `:pep:` name the standard; a

@@ -44,7 +44,9 @@ from ragcli.blocks.sphinx_names import (
     SILENT,
     STYLE_CLASS,
     VERSIONS,
+    info_field_term,
     role_text,
+    typed_target,
     version_and_words,
 )
 from ragcli.blocks.sphinx_pages import labelled_page, linked_page, page_head
@@ -502,13 +504,24 @@ class _Walker:
         from docutils import nodes
 
         found: list[Block] = []
+        named = [item for item in node.children if isinstance(item, nodes.field)]
+        parameters = {item[0].astext().split()[-1] for item in named if item[0].astext().split()}
+        # A `:type port: int` field is shown in its parameter's, when the list has it.
+        types = {
+            target: " ".join(_inline(item[1]).split())
+            for item in named
+            if (target := typed_target(item[0].astext())) and target in parameters
+        }
         for item in node.children:
             if not isinstance(item, nodes.field):
                 text = _inline(item)  # docinfo's own fields (author, version)
                 if text:
                     found.append(ListItem(f"{item.tagname}: {text}", "-", depth))
                 continue
-            name = " ".join(_inline(item[0]).split())
+            written = item[0].astext()
+            if typed_target(written) in types:
+                continue
+            name = info_field_term(written, types) or " ".join(_inline(item[0]).split())
             found.extend(self.item(item, item[1].children, "-", depth, level, name))
         return found
 

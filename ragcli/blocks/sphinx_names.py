@@ -92,3 +92,37 @@ def object_name(target: str) -> str:
     if target.startswith("~"):
         return target[1:].rsplit(".", 1)[-1]
     return target
+
+
+# Sphinx's info fields (`:param int port: …`, `:type port: int`, `:raises KeyError: …`),
+# shown on the page as "port (int) – …", "Raises: KeyError – …": by the words the field's
+# name starts with.
+PARAMETER_FIELDS = frozenset("param parameter arg argument key keyword kwarg kwparam".split())
+VARIABLE_FIELDS = frozenset("var ivar cvar".split())
+TYPE_FIELDS = frozenset("type paramtype vartype".split())
+RAISES_FIELDS = frozenset("raises raise exception except".split())
+LABELLED_FIELDS = {"returns": "Returns", "return": "Returns", "rtype": "Return type"}
+
+
+def typed_target(field_name: str) -> str | None:
+    """The parameter a `:type port:` field gives the type of, or None."""
+    words = field_name.split()
+    return words[1] if len(words) == 2 and words[0].lower() in TYPE_FIELDS else None
+
+
+def info_field_term(field_name: str, types: dict[str, str]) -> str | None:
+    """What Sphinx shows for an info field's name, as this package writes a term:
+    `:param int port:` reads "`port` (int)" (its type from `types` when a `:type port:`
+    field gives it), `:raises KeyError:` "Raises `KeyError`", `:returns:` "Returns". None
+    for a field Sphinx does not know, which keeps its name as written."""
+    words = field_name.split()
+    kind = words[0].lower() if words else ""
+    if kind in PARAMETER_FIELDS | VARIABLE_FIELDS and len(words) >= 2:
+        target = words[-1]
+        kind_of = " ".join(words[1:-1]) or types.get(target, "")
+        return f"`{target}`" + (f" ({kind_of})" if kind_of else "")
+    if kind in RAISES_FIELDS:
+        return " ".join(["Raises", *(f"`{w}`" for w in words[1:])])
+    if kind in LABELLED_FIELDS and len(words) == 1:
+        return LABELLED_FIELDS[kind]
+    return None
