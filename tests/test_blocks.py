@@ -398,7 +398,10 @@ def test_a_sphinx_class_is_read_with_its_signature_and_body():
         "          session.closed\n\n"
         ".. class:: session\n\n"
         "   A proxy. Here an example::\n\n"
-        "       session['a'] = 1\n"
+        "       session['a'] = 1\n\n"
+        ".. method:: StreamReader.read(n=-1)\n"
+        "      :async:\n\n"
+        "   Read up to *n* bytes.\n"
     )
     assert read_rst(text).blocks == [
         Paragraph("Welcome."),
@@ -410,6 +413,8 @@ def test_a_sphinx_class_is_read_with_its_signature_and_body():
         Paragraph("`session`"),
         Paragraph("A proxy. Here an example:"),
         CodeBlock("", "session['a'] = 1"),
+        Paragraph("`StreamReader.read(n=-1)`"),  # its option, indented deeper, is no text
+        Paragraph("Read up to n bytes."),
     ]
 
 

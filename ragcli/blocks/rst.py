@@ -63,6 +63,9 @@ SUBSTITUTION = re.compile(r"^\|([^|\s](?:[^|]*[^|\s])?)\|_{0,2}$")
 TITLED_CONTAINERS = frozenset("tab group-tab tab-item dropdown card grid-item-card".split())
 # A signature written over several lines, each but the last ending in a backslash.
 CONTINUED_LINE = re.compile(r"\\[ \t]*\n")
+# An option indented deeper than the directive's body (aiohttp's `.. method:: read()` over
+# `      :async:`): docutils reads it as a line of the signature; Sphinx as an option.
+OPTION_LINE = re.compile(r"^[ \t]+:[\w-]+:[^\n]*$", re.M)
 # The longest line docutils reads: a section's worth (ingest/loaders/text.py's SECTION_CHARS).
 LINE_LENGTH_LIMIT = 1 << 20
 
@@ -341,7 +344,8 @@ def _directive_class(name: str) -> type:
                 title, _ = self.state.inline_text(" ".join(argument.split()), self.lineno)
                 found.append(nodes.paragraph("", "", *title))
             elif argument:  # a domain directive's signature: `.. function:: get(url)`
-                signature = " ".join(CONTINUED_LINE.sub("", argument).split())
+                signature = CONTINUED_LINE.sub("", OPTION_LINE.sub("", argument))
+                signature = " ".join(signature.split())
                 found.append(nodes.paragraph("", "", nodes.literal(signature, signature)))
             language = _code_language(self.content)
             if language:  # an extension's example (`.. click:example::`, `.. doctest::`)
