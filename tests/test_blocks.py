@@ -393,7 +393,9 @@ def test_a_sphinx_class_is_read_with_its_signature_and_body():
         ".. class:: ClientSession(base_url=None, *, \\\n"
         "                         timeout=sentinel)\n\n"
         "   The class for making requests.\n\n"
-        "   .. attribute:: closed\n\n"
+        "   .. attribute:: closed\n"
+        "      :type: bool\n"
+        "      :value: False\n\n"
         "      ``True`` if the session is closed. For example::\n\n"
         "          session.closed\n\n"
         ".. class:: session\n\n"
@@ -407,7 +409,7 @@ def test_a_sphinx_class_is_read_with_its_signature_and_body():
         Paragraph("Welcome."),
         Paragraph("`ClientSession(base_url=None, *, timeout=sentinel)`"),
         Paragraph("The class for making requests."),
-        Paragraph("`closed`"),
+        Paragraph("`closed: bool = False`"),  # its options, as Sphinx shows them
         Paragraph("`True` if the session is closed. For example:"),
         CodeBlock("", "session.closed"),
         Paragraph("`session`"),

@@ -43,6 +43,7 @@ from ragcli.blocks.sphinx_names import (
     PYTHON_DOMAIN_CLASS,
     SILENT,
     STYLE_CLASS,
+    VALUED_OBJECTS,
     VERSIONS,
     info_field_term,
     role_text,
@@ -61,6 +62,8 @@ SUBSTITUTION = re.compile(r"^\|([^|\s](?:[^|]*[^|\s])?)\|_{0,2}$")
 # Sphinx extensions' containers whose argument is a title in words, not a signature:
 # sphinx-tabs' `.. tab:: ``netstat`` (Linux)`, sphinx-design's `.. tab-item::`, `.. card::`.
 TITLED_CONTAINERS = frozenset("tab group-tab tab-item dropdown card grid-item-card".split())
+# docutils directives read as Sphinx means them, not as docutils does (blocks/sphinx_names.py).
+REPLACED = (*CODE_DIRECTIVES, "include", PYTHON_DOMAIN_CLASS)
 # A signature written over several lines, each but the last ending in a backslash.
 CONTINUED_LINE = re.compile(r"\\[ \t]*\n")
 # An option indented deeper than the directive's body (aiohttp's `.. method:: read()` over
@@ -155,9 +158,7 @@ def _register(text: str) -> None:
         # `ClientSession(url)` as a style name, and the class's whole body was lost).
         if name == STYLE_CLASS:
             directives.register_directive(name, _docutils_class())
-        elif name in (*CODE_DIRECTIVES, "include", PYTHON_DOMAIN_CLASS):
-            directives.register_directive(name, _directive_class(name))
-        elif not _known_directive(name):
+        elif name in REPLACED or not _known_directive(name):
             directives.register_directive(name, _directive_class(name))
 
 
@@ -345,7 +346,7 @@ def _directive_class(name: str) -> type:
                 found.append(nodes.paragraph("", "", *title))
             elif argument:  # a domain directive's signature: `.. function:: get(url)`
                 signature = CONTINUED_LINE.sub("", OPTION_LINE.sub("", argument))
-                signature = " ".join(signature.split())
+                signature = " ".join(signature.split()) + self._annotation()
                 found.append(nodes.paragraph("", "", nodes.literal(signature, signature)))
             language = _code_language(self.content)
             if language:  # an extension's example (`.. click:example::`, `.. doctest::`)
@@ -355,6 +356,15 @@ def _directive_class(name: str) -> type:
             container = nodes.container()
             self.state.nested_parse(self.content, self.content_offset, container)
             return found + list(container.children)
+
+        def _annotation(self) -> str:
+            """An attribute's `:type: int` and `:value: 300` options, as Sphinx shows them
+            after its name ("timeout: int = 300"); other directives' options say nothing."""
+            if self.name.removeprefix("py:") not in VALUED_OBJECTS:
+                return ""
+            kind = " ".join(str(self.options.get("type") or "").split())
+            value = " ".join(str(self.options.get("value") or "").split())
+            return (f": {kind}" if kind else "") + (f" = {value}" if value else "")
 
         def _standard_definitions(self, name: str) -> list[Any]:
             """`.. include:: <isonum.txt>`: one of the substitution sets docutils ships

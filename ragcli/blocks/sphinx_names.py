@@ -43,6 +43,8 @@ CODE_DIRECTIVES = ("code", "code-block", "sourcecode", "code-tab")
 # follows) is `.. rst-class::` there.
 PYTHON_DOMAIN_CLASS = "class"
 STYLE_CLASS = "rst-class"
+# Python domain directives whose `:type:` and `:value:` options Sphinx shows after the name.
+VALUED_OBJECTS = frozenset({"attribute", "data", "property"})
 ADMONITION_NODES = (
     "attention caution danger error hint important note tip warning seealso todo".split()
 )
