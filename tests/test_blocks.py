@@ -445,6 +445,29 @@ def test_sphinx_info_fields_read_as_the_built_page_shows_them():
     ]
 
 
+def test_only_hlist_and_centered_show_what_the_html_site_shows():
+    """`.. only::` shows its body when its builder tags hold for HTML; `.. hlist::` is its
+    list in columns and `.. centered::` a line of text: all three were read as nothing."""
+    from ragcli.blocks.rst import read_rst
+
+    text = (
+        ".. only:: html\n\n   On the site.\n\n"
+        ".. only:: latex\n\n   In the PDF.\n\n"
+        ".. only:: not (latex or epub)\n\n   Not in the PDF.\n\n"
+        ".. hlist::\n   :columns: 2\n\n   * alpha\n   * beta\n\n"
+        ".. centered:: LICENSE AGREEMENT\n"
+    )
+    assert read_rst(text).blocks == [
+        Paragraph("On the site."),
+        Paragraph("Not in the PDF."),
+        ListItem("alpha", "-", 0),
+        ListItem("beta", "-", 0),
+        Paragraph("LICENSE AGREEMENT"),
+    ]
+    myst = ":::{only} latex\nIn the PDF.\n:::\n\n:::{only} html\nOn the site.\n:::\n"
+    assert read_markdown(myst).blocks == [Paragraph("On the site.")]
+
+
 def test_rst_substitutions_standards_and_footnotes_read_as_sphinx_shows_them():
     """A substitution Sphinx fills in from conf.py reads as its name, not `|version|`; one
     defined as raw HTML reads as nothing; `:rfc:` and `:pep:` name the standard; a

@@ -39,9 +39,11 @@ from ragcli.blocks.sphinx_names import (
     ADMONITION_NODES,
     CODE_DIRECTIVES,
     INCLUDES,
+    ONLY,
     SILENT,
     VERSIONS,
     role_text,
+    shown_on_html,
     version_and_words,
 )
 
@@ -476,7 +478,7 @@ class _Reader:
         if name.startswith("auto") and argument:
             target = argument.split("(")[0].strip()
             return [CodeBlock("", include_text(target, api=True), target)]
-        if name in MYST_SILENT:
+        if name in MYST_SILENT or (name == ONLY and not shown_on_html(argument)):
             return []
         if name == "glossary":
             return self.parsed(_glossary_as_definitions(body), depth)

@@ -40,6 +40,7 @@ from ragcli.blocks.sphinx_names import (
     AUTODOC,
     CODE_DIRECTIVES,
     INCLUDES,
+    ONLY,
     PYTHON_DOMAIN_CLASS,
     SILENT,
     STYLE_CLASS,
@@ -47,6 +48,7 @@ from ragcli.blocks.sphinx_names import (
     VERSIONS,
     info_field_term,
     role_text,
+    shown_on_html,
     typed_target,
     version_and_words,
 )
@@ -61,7 +63,9 @@ NESTED_ROLE = re.compile(ROLE_USE.pattern + r"([^`]+)`")
 SUBSTITUTION = re.compile(r"^\|([^|\s](?:[^|]*[^|\s])?)\|_{0,2}$")
 # Sphinx extensions' containers whose argument is a title in words, not a signature:
 # sphinx-tabs' `.. tab:: ``netstat`` (Linux)`, sphinx-design's `.. tab-item::`, `.. card::`.
-TITLED_CONTAINERS = frozenset("tab group-tab tab-item dropdown card grid-item-card".split())
+TITLED_CONTAINERS = frozenset(
+    "tab group-tab tab-item dropdown card grid-item-card centered".split()
+)
 # docutils directives read as Sphinx means them, not as docutils does (blocks/sphinx_names.py).
 REPLACED = (*CODE_DIRECTIVES, "include", PYTHON_DOMAIN_CLASS)
 # A signature written over several lines, each but the last ending in a backslash.
@@ -324,6 +328,8 @@ def _directive_class(name: str) -> type:
                 if not self.name.startswith("auto"):  # `module` only sets the module
                     return []
                 return [_include_node(argument.split("(")[0].strip(), "", api=True)]
+            if self.name == ONLY and not shown_on_html(argument):
+                return []
             if self.name in SILENT:
                 if self.name == "toctree":
                     self.state.document["ragcli_toctree"] = True
@@ -341,6 +347,8 @@ def _directive_class(name: str) -> type:
                 box["classes"] = [self.name]
                 self.state.nested_parse(self.content, self.content_offset, box)
                 return [box]
+            elif self.name == ONLY:
+                pass  # its argument is the builders it is for
             elif argument and self.name in TITLED_CONTAINERS:
                 title, _ = self.state.inline_text(" ".join(argument.split()), self.lineno)
                 found.append(nodes.paragraph("", "", *title))

@@ -10,6 +10,7 @@ version note, an include, autodoc, or one that says how the site is built."""
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -50,9 +51,37 @@ ADMONITION_NODES = (
 )
 # Directives that say how the site is built, not what it says.
 SILENT = frozenset(
-    "toctree index highlight tabularcolumns only centered hlist sectionauthor codeauthor "
+    "toctree index highlight tabularcolumns sectionauthor codeauthor "
     "moduleauthor default-role default-domain meta raw image figure".split()
 )
+# `.. only:: <expression>`: its body is on the built site when the expression of builder
+# tags holds for an HTML build (`html`, `not latex`, `html or epub`).
+ONLY = "only"
+HTML_TAGS = frozenset({"html", "format_html", "builder_html"})
+
+
+def shown_on_html(expression: str) -> bool:
+    """Whether `.. only:: expression` shows its body on an HTML site; an expression that
+    is not one of tags, `and`, `or`, `not` and brackets shows it (Sphinx would fail)."""
+    try:
+        tree = ast.parse(expression.strip() or "html", mode="eval")
+    except SyntaxError:
+        return True
+
+    def holds(node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in HTML_TAGS
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return not holds(node.operand)
+        if isinstance(node, ast.BoolOp):
+            values = [holds(v) for v in node.values]
+            return all(values) if isinstance(node.op, ast.And) else any(values)
+        raise ValueError(node)
+
+    try:
+        return holds(tree.body)
+    except ValueError:
+        return True
 
 
 def version_and_words(argument: str) -> tuple[str, str]:

@@ -128,7 +128,9 @@ FORMATS = _formats()
 #   18% of aiohttp's pages' text); `.. rst-class::` is docutils' style class and reads as
 #   nothing; a signature continued over lines with `\` reads as one line, an attribute's
 #   `:type:` and `:value:` after its name; an info field as Sphinx shows it
-#   (`:param int port: …` reads "`port` (int): …").
+#   (`:param int port: …` reads "`port` (int): …"); `.. only::` shows its body when its
+#   builder tags hold for HTML, `.. hlist::` its list and `.. centered::` its line (all three
+#   read as nothing), in MyST as in reST.
 # HTML 4 and EPUB 3: lxml builds the tree, so an `<li>` or `<p>` whose end tag is left out
 #   ends at the next one, as in a browser (html.parser nested it in the one before).
 READINGS = {"md": 9, "rst": 13, "html": 4, "ipynb": 2, "epub": 3}
