@@ -434,6 +434,7 @@ def test_sphinx_info_fields_read_as_the_built_page_shows_them():
         "   :returns: nothing.\n"
         "   :rtype: None\n"
         "   :Platform: Unix\n"
+        "   :type timeout: float\n"
     )
     assert read_rst(text).blocks[1:] == [
         ListItem("`host` (str): HOST to listen on.", "-", 0),
@@ -442,6 +443,7 @@ def test_sphinx_info_fields_read_as_the_built_page_shows_them():
         ListItem("Returns: nothing.", "-", 0),
         ListItem("Return type: None", "-", 0),
         ListItem("Platform: Unix", "-", 0),
+        ListItem("type timeout: float", "-", 0),  # no `:param timeout:` to show it in
     ]
 
 

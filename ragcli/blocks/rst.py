@@ -46,6 +46,7 @@ from ragcli.blocks.sphinx_names import (
     STYLE_CLASS,
     VALUED_OBJECTS,
     VERSIONS,
+    described_target,
     info_field_term,
     role_text,
     shown_on_html,
@@ -527,7 +528,7 @@ class _Walker:
 
         found: list[Block] = []
         named = [item for item in node.children if isinstance(item, nodes.field)]
-        parameters = {item[0].astext().split()[-1] for item in named if item[0].astext().split()}
+        parameters = {described_target(item[0].astext()) for item in named}
         # A `:type port: int` field is shown in its parameter's, when the list has it.
         types = {
             target: " ".join(_inline(item[1]).split())

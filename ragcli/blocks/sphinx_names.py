@@ -135,6 +135,13 @@ RAISES_FIELDS = frozenset("raises raise exception except".split())
 LABELLED_FIELDS = {"returns": "Returns", "return": "Returns", "rtype": "Return type"}
 
 
+def described_target(field_name: str) -> str | None:
+    """The parameter or variable a `:param int port:` field describes, or None."""
+    words = field_name.split()
+    described = len(words) >= 2 and words[0].lower() in PARAMETER_FIELDS | VARIABLE_FIELDS
+    return words[-1] if described else None
+
+
 def typed_target(field_name: str) -> str | None:
     """The parameter a `:type port:` field gives the type of, or None."""
     words = field_name.split()
@@ -148,8 +155,7 @@ def info_field_term(field_name: str, types: dict[str, str]) -> str | None:
     for a field Sphinx does not know, which keeps its name as written."""
     words = field_name.split()
     kind = words[0].lower() if words else ""
-    if kind in PARAMETER_FIELDS | VARIABLE_FIELDS and len(words) >= 2:
-        target = words[-1]
+    if target := described_target(field_name):
         kind_of = " ".join(words[1:-1]) or types.get(target, "")
         return f"`{target}`" + (f" ({kind_of})" if kind_of else "")
     if kind in RAISES_FIELDS:
