@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import sys
 import tempfile
@@ -50,7 +49,6 @@ EVAL = ROOT.parent / "shared" / "eval"
 DATA = ROOT / "scripts" / "data"
 SQUAD = "squad-rhine"
 DOC_SUFFIXES = {".md", ".rst"}  # a set given with --docs may be Sphinx reST
-REST_LITERAL = re.compile(r"``([^`\n]+)``")
 
 
 @dataclass(frozen=True)
@@ -192,7 +190,7 @@ def check_questions(doc_set: DocSet) -> list[str]:
         if p.suffix in DOC_SUFFIXES
     ]
     # reST writes a literal in two backticks (``params``), as an answer writes it in one.
-    pages = [REST_LITERAL.sub(r"`\1`", page) for page in pages]
+    pages = [PATTERNS["rest-literal"].sub(lambda m: m.group()[1:-1], page) for page in pages]
     return [
         f"{doc_set.name}: {q.question} [{', '.join(q.names)}]"
         for q in load_howtos(doc_set.questions)

@@ -62,8 +62,9 @@ DIRECTIVE_USE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]*)[ \t]*::", re.M
 NESTED_ROLE = re.compile(ROLE_USE.pattern + r"([^`]+)`")
 # A substitution reference left unresolved (`|version|`, `|name|_`): its name is group 1.
 SUBSTITUTION = re.compile(r"^\|([^|\s](?:[^|]*[^|\s])?)\|_{0,2}$")
-# Sphinx extensions' containers whose argument is a title in words, not a signature:
-# sphinx-tabs' `.. tab:: ``netstat`` (Linux)`, sphinx-design's `.. tab-item::`, `.. card::`.
+# Directives whose argument is a title or a line in words, not a signature: sphinx-tabs'
+# `.. tab:: ``netstat`` (Linux)`, sphinx-design's `.. tab-item::`, `.. card::`, and
+# Sphinx's `.. centered:: LICENSE AGREEMENT`.
 TITLED_CONTAINERS = frozenset(
     "tab group-tab tab-item dropdown card grid-item-card centered".split()
 )
