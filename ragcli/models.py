@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, Literal
 
@@ -34,6 +35,11 @@ def heading_line(heading: str) -> str:
     return "# " + " ".join(heading.split())
 
 
+# A sentence that introduces what follows it: "… as follows:", and the trailing ellipsis
+# some sites write instead ("could be done like this…").
+LEAD_IN_END = re.compile(r"(?::|…|\.\.\.)\s*$")
+
+
 class ChunkMetadata(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -60,6 +66,11 @@ class ChunkMetadata(BaseModel):
     # The chunk's policy statements (ragcli/triplets.py, JSON), for retrieval only: the
     # trace shows those that matched, and sources leave them out.
     triplets: str | None = Field(default=None, exclude=True)
+    # The code block that follows the chunk when the chunk ends with its lead-in ("An
+    # example of how to use it is like this:"), cut from it by the window: an answer quoting
+    # the lead-in quotes this code with it (llm/extractive.py). For answers only; sources
+    # leave it out.
+    continues: str | None = Field(default=None, exclude=True)
     file_sha256: str | None = None
     created_at: str | None = None
     processed_at: str | None = None

@@ -565,6 +565,32 @@ def test_a_sentence_ending_in_an_ellipsis_leads_in_to_its_code(tmp_path, ending)
     assert answer.count("r.iter_bytes()") == 1
 
 
+def test_a_lead_in_ending_its_chunk_brings_the_code_stored_with_it(tmp_path):
+    """The chunker cut the example from its lead-in and stored it with the chunk
+    (ChunkMetadata.continues): the answer quotes the lead-in with that code, not a
+    sentence ending in a colon with nothing after it. A listing longer than a call is left
+    out, as a section's example is, and so is an include, which shows nothing."""
+    content = (
+        "## Streaming uploads\n\n"
+        "Large files would have to be read into memory before they are sent.\n\n"
+        "To stream a file while it uploads, pass a streaming encoder as the body, like this:"
+    )
+    code = '```python\nencoder = MultipartEncoder(fields={"f": open("big.iso", "rb")})\n```'
+    chunk = _chunk(1, "Uploads > Streaming uploads", content)
+    question = "How do I stream a file while it uploads?"
+    backend = offline_backend(tmp_path)
+    assert backend.generate(question, [chunk]).rstrip().endswith("like this: [1]")
+    chunk.metadata.continues = code
+    answer = backend.generate(question, [chunk])
+    assert f"like this:\n{code}\n[1]" in answer
+    for shows_nothing_here in (
+        "```python\n" + "x = 1\n" * 80 + "```",  # a listing
+        "```python include=docs_src/upload.py\ncode example from docs_src/upload.py\n```",
+    ):
+        chunk.metadata.continues = shows_nothing_here
+        assert backend.generate(question, [chunk]).rstrip().endswith("like this: [1]")
+
+
 def test_a_question_about_a_default_gets_the_sentence_stating_it(tmp_path):
     """ "What is the default …?" asks for a value. The lead-in to an example that
     overrides the timeout comes closest to the question's words; the sentence that says

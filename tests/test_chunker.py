@@ -280,3 +280,24 @@ def test_lines_are_counted_whatever_the_line_ends(end):
         expected = [(s.locator, s.block_lines) for s in read(text)]
         assert expected[0][0] == cited
         assert [(s.locator, s.block_lines) for s in read(text.replace("\n", end))] == expected
+
+
+@pytest.mark.parametrize("ending", [", like this:", "."])
+def test_a_lead_in_ending_a_chunk_keeps_the_code_it_introduces(counter, ending):
+    """The window fills just before an example: the chunk ends with "… like this:" and
+    the next one opens with its code. The chunk stores that code for the answer to quote
+    after its lead-in; its own text (what is embedded and indexed) is unchanged. A chunk
+    that ends with a sentence introducing nothing stores nothing."""
+    filler = " ".join(f"Sentence {i} says something about uploads in general." for i in range(12))
+    lead_in = (
+        "To stream a file while it uploads, wrap it in an encoder and pass that encoder "
+        f"as the request body{ending}"
+    )
+    code = "```python\nencoder = MultipartEncoder(fields={'f': open('big.iso', 'rb')})\n```"
+    text = f"# Uploads\n\n{filler}\n\n{lead_in}\n\n{code}\n\nThat is all."
+    first, second = Chunker(counter, max_tokens=200, overlap_tokens=16).chunk(
+        markdown_sections(text)
+    )
+    assert first.text.endswith(lead_in) and code not in first.text
+    assert first.extra.get("continues") == (code if ending.endswith(":") else None)
+    assert code in second.text and "continues" not in second.extra

@@ -26,7 +26,7 @@ from ragcli.blocks.render import fenced, render_block
 from ragcli.embedding.wordpieces import TokenCounter
 from ragcli.ingest.loaders import Section
 from ragcli.ingest.loaders.base import compact_rows, rows_locator, spans_locator
-from ragcli.models import heading_line
+from ragcli.models import LEAD_IN_END, heading_line
 
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -35,6 +35,10 @@ SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 # it is and end up as one enormous chunk: such runs are broken every 100 characters.
 LONG_WORD = re.compile(r"\w{101,}")
 WORD_CHARS = 100
+# A fenced code block's first line, as blocks/render.py writes one, and an include block's
+# info (`python include=docs_src/app.py`).
+CODE_FENCE = re.compile(r"(?:```|~~~)")
+INCLUDE_INFO = re.compile(r"\sinclude=")
 # How finely a chunk's text had to be split, coarsest first.
 METHODS = ("section", "paragraph", "sentence", "token")
 # A heading line may take at most this share of a chunk's window; a longer path is cut.
@@ -101,6 +105,7 @@ class Chunker:
         bodies: list[list[Piece]] = []
         current: list[Piece] = []
         used = 0
+        carried = [0]  # how many pieces each body repeats from the one before (overlap)
         # A table's rows are split between lines only, so each chunk holds whole rows.
         if section.rows:
             pieces = self._row_pieces(text, budget)
@@ -112,6 +117,7 @@ class Chunker:
             if current and used + piece.tokens > budget:
                 bodies.append(current)
                 current = self._overlap_tail(current, room=budget - piece.tokens)
+                carried.append(len(current))
                 used = sum(p.tokens for p in current)
             current.append(piece)
             used += piece.tokens
@@ -126,6 +132,10 @@ class Chunker:
             spans = [p.lines for p in pieces if p.lines is not None]
             if spans:  # cited by its own lines, not its section's
                 chunk.extra["locator"] = spans_locator(spans)
+            if number + 1 < len(bodies):
+                opening = bodies[number + 1][carried[number + 1] :]
+                if follows := _introduced_code(pieces[-1], opening):
+                    chunk.extra["continues"] = follows
             chunks.append(chunk)
         return chunks
 
@@ -360,6 +370,19 @@ class Chunker:
         # Its policy statements, for tos mode's triplets signal (offline, deterministic).
         extra[triplets.METADATA_KEY] = triplets.encode(triplets.extract(text))
         return Chunk(text, total, method, section.page, section.heading, extra)
+
+
+def _introduced_code(last: Piece, opening: list[Piece]) -> str:
+    """The code block opening the next chunk when `last`, the piece ending this one, is
+    the lead-in that introduces it ("An example of how to use it is like this:"), cut from
+    it by the window; else "". Stored with the chunk (ChunkMetadata.continues), so an answer
+    quoting the lead-in shows its code, while what is embedded and indexed stays as it is."""
+    if not opening or not LEAD_IN_END.search(last.text):
+        return ""
+    fence_line = opening[0].text.split("\n", 1)[0]
+    if not CODE_FENCE.match(fence_line) or INCLUDE_INFO.search(fence_line):
+        return ""  # no code, or an include's reference, which shows nothing
+    return opening[0].text
 
 
 def _joined(pieces: list[Piece]) -> str:

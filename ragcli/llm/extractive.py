@@ -36,6 +36,7 @@ from ragcli.llm.text import (
     term_coverage,
 )
 from ragcli.models import (
+    LEAD_IN_END,
     ChunkGrade,
     Grading,
     PriorTurn,
@@ -73,9 +74,6 @@ BEARING = ("relevance", "context", "section")
 # blocks already: ragcli/blocks/includes.py.)
 TEMPLATE_DIRECTIVE = re.compile(r"^\s*\{([%{]).*[%}]\}\s*$", re.S)
 FENCE = re.compile(r"^\s*(?:```|~~~)")
-# A sentence that introduces what follows it: "… as follows:", and the trailing ellipsis
-# some sites write instead ("could be done like this…").
-LEAD_IN_END = re.compile(r"(?::|…|\.\.\.)\s*$")
 # A terminal transcript shows a run's output, not how to write the solution.
 OUTPUT_LANGUAGES = frozenset({"console", "output", "text", "txt"})
 # A transcript's command line: what its reader types after the shell's prompt.
@@ -209,6 +207,21 @@ def introduced(text: str, position: int) -> tuple[str, int]:
         if unit.kind == "code":
             break
     return "\n".join(following), taken
+
+
+def cut_off_code(chunk: RetrievedChunk, position: int) -> str:
+    """The code block that unit `position` of `chunk`, a lead-in ending the chunk, introduces
+    when the chunker cut it into the next chunk (ChunkMetadata.continues) and it is a call
+    more than a listing (EXAMPLE_MAX_CHARS); else "". Quoted after the lead-in, so an answer
+    does not end on "… like this:" with nothing after it; not scored, since what is
+    retrieved and scored is the chunk's own text."""
+    follows = chunk.metadata.continues
+    if not follows or len(follows) > EXAMPLE_MAX_CHARS:
+        return ""
+    found = units(chunk.content)
+    if position != len(found) - 1 or not LEAD_IN_END.search(found[position].text):
+        return ""
+    return introduced(follows, -1)[0]  # an include or a diagram shows nothing
 
 
 def section_example(text: str, position: int, names: str = "") -> tuple[str, int] | None:
@@ -669,9 +682,12 @@ class ExtractiveBackend:
                 continue
             size = len(self.as_quoted(candidate)) + 5
             brought = candidate.text if candidate.kind == "code" else ""
+            chunk = chunks[candidate.chunk_number - 1]
             if sentence.features[FEATURES.index("lead_in")]:  # it brings its list or code
-                chunk = chunks[candidate.chunk_number - 1].content
-                brought = introduced(chunk, candidate.position)[0]
+                brought = introduced(chunk.content, candidate.position)[0]
+                size += len(brought) + 2
+            elif cut_off := cut_off_code(chunk, candidate.position):
+                brought = cut_off
                 size += len(brought) + 2
             code = what_it_shows(brought) if brought else ""
             if code in shown:
@@ -725,7 +741,9 @@ class ExtractiveBackend:
                 if not ITEM_OR_ROW.match(text):
                     text = f"- {text}"
             if LEAD_IN_END.search(c.text):  # a lead-in: quote the list or code it introduces
-                follow, count = introduced(chunks[c.chunk_number - 1].content, c.position)
+                chunk = chunks[c.chunk_number - 1]
+                follow, count = introduced(chunk.content, c.position)
+                follow = follow or cut_off_code(chunk, c.position)
                 taken |= {(c.chunk_number, c.position + i) for i in range(1, count + 1)}
                 # Single line breaks: a list or a code fence may interrupt a paragraph in
                 # Markdown, and a blank line would split a synthesized section in two. The
