@@ -361,19 +361,27 @@ def test_an_rst_paragraph_ending_in_double_colon_leads_in_to_its_code():
 
 def test_a_sphinx_tab_title_is_words_and_a_code_tab_is_code():
     """sphinx-tabs' and sphinx-design's containers take a title, not a signature: read as
-    inline text ("`netstat` (Linux)"), where a domain directive's argument stays code."""
+    inline text ("`netstat` (Linux)"), where a domain directive's argument stays code. A
+    tab that holds code is one alternative of an example ("Sync", "Bash"): it reads without
+    its title, as a Markdown content tab does, so the lead-in before the tabs is followed by
+    their code."""
     from ragcli.blocks.rst import read_rst
 
     text = (
+        "List the open ports like this:\n\n"
         ".. tabs::\n\n"
-        "    .. tab:: ``netstat`` (Linux)\n\n"
+        "    .. tab:: Linux\n\n"
         "        .. code-block:: text\n\n            $ netstat -nlp\n\n"
+        "    .. tab:: ``netstat`` (Windows)\n\n"
+        "        Run it in an administrator's shell.\n\n"
         "    .. code-tab:: python\n\n        print(1)\n\n"
         ".. function:: get(url)\n\n   Sends a GET request.\n"
     )
     assert read_rst(text).blocks == [
-        Paragraph("`netstat` (Linux)"),
+        Paragraph("List the open ports like this:"),
         CodeBlock("text", "$ netstat -nlp"),
+        Paragraph("`netstat` (Windows)"),
+        Paragraph("Run it in an administrator's shell."),
         CodeBlock("python", "print(1)"),
         Paragraph("`get(url)`"),
         Paragraph("Sends a GET request."),

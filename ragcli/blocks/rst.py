@@ -68,6 +68,8 @@ SUBSTITUTION = re.compile(r"^\|([^|\s](?:[^|]*[^|\s])?)\|_{0,2}$")
 TITLED_CONTAINERS = frozenset(
     "tab group-tab tab-item dropdown card grid-item-card centered".split()
 )
+# Of those, the tabs: sphinx-tabs' and sphinx-design's.
+TABS = frozenset({"tab", "group-tab", "tab-item"})
 # docutils directives read as Sphinx means them, not as docutils does (blocks/sphinx_names.py).
 REPLACED = (*CODE_DIRECTIVES, "include", PYTHON_DOMAIN_CLASS)
 # A signature written over several lines, each but the last ending in a backslash.
@@ -365,7 +367,12 @@ def _directive_class(name: str) -> type:
                 return [*found, block]
             container = nodes.container()
             self.state.nested_parse(self.content, self.content_offset, container)
-            return found + list(container.children)
+            body = list(container.children)
+            if self.name in TABS and body and isinstance(body[0], nodes.literal_block):
+                # A tab of code ("Sync", "Bash") is one alternative of an example: read as
+                # Markdown's content tabs are, its code right after the lead-in before it.
+                found = [n for n in found if not isinstance(n, nodes.paragraph)]
+            return found + body
 
         def _annotation(self) -> str:
             """An attribute's `:type: int` and `:value: 300` options, as Sphinx shows them

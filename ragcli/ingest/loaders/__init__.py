@@ -136,7 +136,10 @@ FORMATS = _formats()
 # Markdown 10, reST 14, HTML 5, notebooks 3, EPUB 4: a chunk that ends with a lead-in
 #   ("… like this:") whose code the window cut into the next chunk stores that code
 #   (ChunkMetadata.continues), which an answer quoting the lead-in shows after it.
-READINGS = {"md": 10, "rst": 14, "html": 5, "ipynb": 3, "epub": 4}
+# reST 15: a tab whose body opens with code (sphinx-tabs' `.. tab:: Sync`, sphinx-design's
+#   `.. tab-item::`) reads without its title, as a Markdown content tab does, so the
+#   lead-in before the tabs brings their code.
+READINGS = {"md": 10, "rst": 15, "html": 5, "ipynb": 3, "epub": 4}
 
 
 def reading_of(file_type: str) -> int:
