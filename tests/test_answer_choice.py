@@ -591,6 +591,37 @@ def test_a_lead_in_ending_its_chunk_brings_the_code_stored_with_it(tmp_path):
         assert backend.generate(question, [chunk]).rstrip().endswith("like this: [1]")
 
 
+def test_the_code_cut_from_a_lead_in_is_stored_and_retrieved_with_it(tmp_path):
+    """Through an ingest and a question: the chunk that ends with the lead-in comes back
+    from the store with the code the window cut from it."""
+    filler = " ".join(
+        f"Uploads of kind {i} go through the same checks as any other request body."
+        for i in range(9)
+    )
+    lead_in = (
+        "To stream a large file while it uploads, without reading the whole of it into "
+        "memory first and without holding the connection open longer than the transfer "
+        "takes, wrap the file in a streaming encoder and pass that encoder as the request "
+        "body, like this:"
+    )
+    code = 'encoder = StreamingEncoder(fields={"file": open("big.iso", "rb")})'
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "uploads.md").write_text(
+        f"# Uploads\n\n## Streaming uploads\n\n{filler}\n\n{lead_in}\n\n"
+        f"```python\n{code}\nclient.post(url, data=encoder)\n```\n\n"
+        "The encoder reads the file in small pieces.\n",
+        encoding="utf-8",
+    )
+    settings = settings_for(tmp_path / "store", **{"llm.provider": "extractive"})
+    assert service.ingestor(settings).run([docs], "docs").count("failed") == 0
+    result = service.ask(settings, "How do I stream a large file while it uploads?")
+    ending = [s for s in result.sources if s.content.endswith("like this:")]
+    assert ending, [s.content[-60:] for s in result.sources]
+    assert code in (ending[0].metadata.continues or "")
+    assert code in result.answer
+
+
 def test_a_question_about_a_default_gets_the_sentence_stating_it(tmp_path):
     """ "What is the default …?" asks for a value. The lead-in to an example that
     overrides the timeout comes closest to the question's words; the sentence that says
