@@ -301,3 +301,16 @@ def test_a_lead_in_ending_a_chunk_keeps_the_code_it_introduces(counter, ending):
     assert first.text.endswith(lead_in) and code not in first.text
     assert first.extra.get("continues") == (code if ending.endswith(":") else None)
     assert code in second.text and "continues" not in second.extra
+
+
+def test_an_include_after_a_lead_in_is_not_kept_for_it(counter):
+    """An include block names a file the answer cannot show: a chunk ending with the
+    lead-in to one stores nothing."""
+    filler = " ".join(f"Sentence {i} says something about uploads in general." for i in range(12))
+    lead_in = "To stream a file while it uploads, wrap it in an encoder, like this:"
+    text = f"# Uploads\n\n{filler}\n\n{lead_in}\n\n{{* ./docs_src/upload.py *}}\n\nThat is all."
+    first, second = Chunker(counter, max_tokens=200, overlap_tokens=16).chunk(
+        markdown_sections(text)
+    )
+    assert first.text.endswith(lead_in) and "docs_src/upload.py" in second.text
+    assert "continues" not in first.extra

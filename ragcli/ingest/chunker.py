@@ -35,10 +35,6 @@ SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 # it is and end up as one enormous chunk: such runs are broken every 100 characters.
 LONG_WORD = re.compile(r"\w{101,}")
 WORD_CHARS = 100
-# A fenced code block's first line, as blocks/render.py writes one, and an include block's
-# info (`python include=docs_src/app.py`).
-CODE_FENCE = re.compile(r"(?:```|~~~)")
-INCLUDE_INFO = re.compile(r"\sinclude=")
 # How finely a chunk's text had to be split, coarsest first.
 METHODS = ("section", "paragraph", "sentence", "token")
 # A heading line may take at most this share of a chunk's window; a longer path is cut.
@@ -61,6 +57,9 @@ class Piece:
     line: int | None = None  # a table row's piece: the index of its line in the section
     # The first and last line in the file of the block it comes from (reST), if known.
     lines: tuple[int, int] | None = None
+    # A code block, whole or a fenced part of one, that shows code (not an include's
+    # reference): what a lead-in ending the chunk before it introduces.
+    code: bool = False
 
 
 @dataclass
@@ -198,13 +197,14 @@ class Chunker:
             tokens = self.counter.count(text)
             start = len(pieces)
             span = spans[number] if spans and number < len(spans) else None
+            shows_code = isinstance(block, CodeBlock) and not block.is_reference
             if tokens <= budget:
-                pieces.append(Piece(text, tokens, "paragraph", separator))
+                pieces.append(Piece(text, tokens, "paragraph", separator, code=shows_code))
             elif isinstance(block, CodeBlock):
-                pieces.extend(
-                    self._code_parts(block, budget, _code_start(block, span))
-                    or self._prose(text, budget)
-                )
+                parts = self._code_parts(block, budget, _code_start(block, span))
+                for part in parts:
+                    part.code = shows_code
+                pieces.extend(parts or self._prose(text, budget))
             elif isinstance(block, Table):
                 pieces.extend(self._table_parts(block, budget, _first_row_line(block, span)))
             elif isinstance(block, Admonition):
@@ -377,11 +377,8 @@ def _introduced_code(last: Piece, opening: list[Piece]) -> str:
     the lead-in that introduces it ("An example of how to use it is like this:"), cut from
     it by the window; else "". Stored with the chunk (ChunkMetadata.continues), so an answer
     quoting the lead-in shows its code, while what is embedded and indexed stays as it is."""
-    if not opening or not LEAD_IN_END.search(last.text):
+    if not opening or not opening[0].code or not LEAD_IN_END.search(last.text):
         return ""
-    fence_line = opening[0].text.split("\n", 1)[0]
-    if not CODE_FENCE.match(fence_line) or INCLUDE_INFO.search(fence_line):
-        return ""  # no code, or an include's reference, which shows nothing
     return opening[0].text
 
 
