@@ -756,3 +756,47 @@ def test_a_sentence_that_refers_back_brings_the_sentence_naming_what_it_is(tmp_p
     # An antecedent that refers back itself says no more than the sentence quoted.
     chunks[0] = _chunk(1, "Clients > Monitoring", streaming.replace("Streamed responses", "It"))
     assert antecedent(howto, "This is what") is None
+
+
+HOW_TO_TIMEOUT = "How do I give up on a slow request?"
+SHOWN_WITH_ITS_CODE = {
+    "lead-in": (
+        "## Timeouts\n\nTo give up after five seconds, pass a timeout like this:\n\n"
+        "```python\nclient.get(url, timeout=5)\n```\n\n"
+    ),
+    "section example": (
+        "## Timeouts\n\nPass `timeout=5` to give up after five seconds.\n\n"
+        "```python\nclient.get(url, timeout=5)\n```\n\n"
+    ),
+    "no code": "## Timeouts\n\nPass `timeout=5` to give up after five seconds.\n\n",
+}
+
+
+@pytest.mark.parametrize("shown", list(SHOWN_WITH_ITS_CODE))
+def test_a_how_to_answer_that_shows_the_call_with_its_code_stops_sooner(tmp_path, shown):
+    """Three sentences, each very likely to answer. Once the answer quotes the first with
+    the code it introduces (or its section's example), the call is shown and the answer
+    stops after the next one (COVERED_SHOWN); without code all three are quoted."""
+    import numpy as np
+
+    from ragcli.llm.extractive import Candidate, ScoredSentence
+
+    content = SHOWN_WITH_ITS_CODE[shown] + (
+        "A timeout applies to each step of the request.\n\n"
+        "The default is five seconds for every step."
+    )
+    chunk = _chunk(1, "Quickstart > Timeouts", content)
+    backend = offline_backend(tmp_path)
+    sentences = [(i, u) for i, u in enumerate(units(content)) if u.kind == "sentence"]
+    assert len(sentences) == 3
+    scored = []
+    for n, (position, unit) in enumerate(sentences):
+        features = [0.9] * len(FEATURES)
+        features[FEATURES.index("lead_in")] = float(unit.text.endswith(":"))
+        candidate = Candidate(unit.text, 1, position, np.eye(3)[n], section="Timeouts")
+        scored.append(ScoredSentence(candidate, 0.9, tuple(features), score=0.985))
+    backend.scored_sentences = lambda query, chunks: scored  # type: ignore[method-assign]
+    answer = backend.generate(HOW_TO_TIMEOUT, [chunk])
+    assert ("client.get(url, timeout=5)" in answer) == (shown != "no code")
+    assert "each step of the request" in answer
+    assert ("The default is five seconds" in answer) == (shown == "no code"), answer

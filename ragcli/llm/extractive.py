@@ -66,6 +66,10 @@ KEEP_SHARE = 0.55
 # A lower stop ends a comparison after one of its two sides (docs/offline-backend.md).
 COVERED: dict[str, float] = {"instruction": 0.9999}
 COVERED_FACT = 0.98
+# Once a how-to answer quotes a sentence with the code it introduces (or with its section's
+# example), it shows the call the page gives: it stops sooner (docs/offline-backend.md,
+# fourteenth round).
+COVERED_SHOWN = 0.9997
 # Relevance of the sentence, of the one before it and of its heading: one must reach
 # llm.answer_min_relevance for the sentence to be quoted.
 BEARING = ("relevance", "context", "section")
@@ -668,6 +672,8 @@ class ExtractiveBackend:
             chosen.append(example)
         missed = 1.0  # the chance that none of the chosen sentences answers
         covered = COVERED.get(question_kind(query), COVERED_FACT)
+        if example:
+            covered = min(covered, COVERED_SHOWN)
         by_place = {(s.candidate.chunk_number, s.candidate.position): s for s in scored}
         for sentence in eligible:
             candidate = sentence.candidate
@@ -711,6 +717,8 @@ class ExtractiveBackend:
             chosen.append(candidate)
             if code:
                 shown.add(code)
+                if brought != candidate.text and FENCE.match(brought):  # a sentence and its code
+                    covered = min(covered, COVERED_SHOWN)
             length += size
             missed *= 1.0 - sentence.score
         # The passage holding the best answer comes first; within a passage, its sentences
