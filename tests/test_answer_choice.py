@@ -776,7 +776,8 @@ SHOWN_WITH_ITS_CODE = {
 def test_a_how_to_answer_that_shows_the_call_with_its_code_stops_sooner(tmp_path, shown):
     """Three sentences, each very likely to answer. Once the answer quotes the first with
     the code it introduces (or its section's example), the call is shown and the answer
-    stops after the next one (COVERED_SHOWN); without code all three are quoted."""
+    stops after the next one (COVERED_SHOWN); without code all three are quoted. The
+    sentence after the code starts a paragraph, not the line of the code's citation."""
     import numpy as np
 
     from ragcli.llm.extractive import Candidate, ScoredSentence
@@ -800,3 +801,5 @@ def test_a_how_to_answer_that_shows_the_call_with_its_code_stops_sooner(tmp_path
     assert ("client.get(url, timeout=5)" in answer) == (shown != "no code")
     assert "each step of the request" in answer
     assert ("The default is five seconds" in answer) == (shown == "no code"), answer
+    if shown != "no code":  # the sentence after the code's citation is a paragraph of its own
+        assert "```\n[1]\n\nA timeout applies to each step" in answer, answer

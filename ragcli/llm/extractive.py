@@ -762,11 +762,13 @@ class ExtractiveBackend:
             quoted.append(text)
         # A list item or table row quoted on its own starts a line, as in its source.
         # A sentence after one ends the list (in Markdown a line right after an item
-        # continues the item).
+        # continues the item), and a sentence after a code block's citation starts a
+        # paragraph of its own (else it reads "[1] The next sentence …").
         answer, after_item = "", False
         for text in quoted:
             item = bool(ITEM_OR_ROW.match(text))
-            if after_item and not item:
+            after_code = answer.endswith("]\n") and not item and not FENCE.match(text)
+            if (after_item and not item) or after_code:
                 answer = answer.rstrip("\n") + "\n\n"
             elif not answer.endswith("\n"):
                 # A code fence only opens at the start of a line.
