@@ -717,7 +717,7 @@ class ExtractiveBackend:
             chosen.append(candidate)
             if code:
                 shown.add(code)
-                if brought != candidate.text and FENCE.match(brought):  # a sentence and its code
+                if candidate.kind != "code" and FENCE.match(brought):  # a sentence and its code
                     covered = min(covered, COVERED_SHOWN)
             length += size
             missed *= 1.0 - sentence.score
