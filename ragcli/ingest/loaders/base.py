@@ -39,6 +39,11 @@ class Section:
     # reST: each block's first and last line in the file (None where unknown), so that a
     # chunk cut from the section is cited by its own lines.
     block_lines: tuple[tuple[int, int] | None, ...] | None = None
+    # What the section's document says of itself, beyond its text (issue 66): front
+    # matter's tags, categories, keywords, author, date; an e-mail's subject, from, to and
+    # date. Keys lower-case; a value a string or a list of strings. Merged over the file's
+    # `LoadedFile.metadata` (a key here wins), stored with each chunk, filterable.
+    metadata: dict[str, str | list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -48,6 +53,9 @@ class LoadedFile:
     pages: int | None = None  # pages of a PDF, slides of a deck, images of a scan
     notes: list[str] = field(default_factory=list)
     ocr_pages: int = 0  # pages (or images) whose text came from OCR
+    # The document's own metadata (front matter, a Word or PDF file's properties), for
+    # every section; see Section.metadata.
+    metadata: dict[str, str | list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
