@@ -1,6 +1,7 @@
 """`ragcli eval` end to end on a tiny BEIR dataset whose metrics are worked out by hand."""
 
 import json
+import math
 
 import pytest
 from typer.testing import CliRunner
@@ -11,6 +12,7 @@ from tests.support.tiny_beir import (
     EXPECTED_BM25,
     NDCG_Q1,
     NDCG_Q2,
+    write_arguana,
     write_dataset,
 )
 
@@ -134,3 +136,29 @@ def test_folds_show_how_far_the_figures_move_with_the_queries(tmp_path):
     too_many = runner.invoke(app, ["eval", str(data), "--store", store, "--folds", "3"])
     assert too_many.exit_code == 2 and "--folds 3" in too_many.output
     assert "Traceback" not in too_many.output
+
+
+def test_a_query_that_is_a_corpus_document_does_not_find_itself(tmp_path):
+    """BEIR's rule on an ArguAna-shaped set: the query's own document is dropped by
+    default (each counter-argument moves from rank 2 to rank 1), the output says so, and
+    --keep-identical-ids counts it again."""
+    data = tmp_path / "arguana"
+    write_arguana(data)
+    store = str(tmp_path / "store")
+    dropped = run_eval(str(data), "--store", store, "-r", "bm25")
+    assert dropped["identical_ids"] == {"dropped": True, "self_hits": {"bm25": 2}}
+    assert dropped["results"]["bm25"]["MRR@10"] == pytest.approx(1.0)
+    kept = run_eval(str(data), "--store", store, "-r", "bm25", "--keep-identical-ids")
+    assert kept["identical_ids"] == {"dropped": False, "self_hits": {"bm25": 2}}
+    assert kept["results"]["bm25"]["MRR@10"] == pytest.approx(0.5)
+    assert kept["results"]["bm25"]["nDCG@10"] == pytest.approx(1 / math.log2(3))
+
+    table = runner.invoke(app, ["eval", str(data), "--store", store, "-r", "bm25"])
+    said = " ".join(table.output.split())
+    assert "whose id is the query's is not counted" in said and "2 queries found" in said
+
+    # A gate against the kept run warns that the two runs count differently.
+    baseline = tmp_path / "kept.json"
+    baseline.write_text(json.dumps(kept))
+    gated = run_eval(str(data), "--store", store, "-r", "bm25", "--baseline", str(baseline))
+    assert any("kept documents whose id is the query's" in w for w in gated["gate"]["warnings"])

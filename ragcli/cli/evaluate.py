@@ -88,6 +88,13 @@ def evaluate(
             "its settings from retrieval.rerank): rows NAME+rerank and the change.",
         ),
     ] = None,
+    keep_identical_ids: Annotated[
+        bool,
+        typer.Option(
+            "--keep-identical-ids",
+            help="Count a retrieved document whose id is the query's (BEIR drops it).",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
     store: StoreOpt = None,
     config: ConfigOpt = None,
@@ -95,7 +102,8 @@ def evaluate(
 ) -> None:
     """Score retrieval on a BEIR dataset, or every mode on a labelled question file.
 
-    On a BEIR dataset: nDCG@10, Recall@10, Recall@100, MRR@10. With --baseline, a
+    On a BEIR dataset: nDCG@10, Recall@10, Recall@100, MRR@10, a retrieved document
+    whose id is the query's dropped as BEIR does (--keep-identical-ids keeps it). With --baseline, a
     quality gate for CI: exits 7 when a retriever's nDCG@10 or Recall@10 is more than
     --tolerance below the baseline's. With --rerank, each retriever (or mode) is also
     scored with that reranker, beside the same run without it.
@@ -110,6 +118,8 @@ def evaluate(
 
     start_logging(verbose)
     if dataset_dir.is_file():
+        if keep_identical_ids:
+            raise RagcliError("--keep-identical-ids applies to a BEIR dataset", ExitCode.USAGE)
         _eval_questions(dataset_dir, modes, collection, as_json, store, config, rerank)
         return
     if modes:
@@ -126,6 +136,7 @@ def evaluate(
         baseline=baseline,
         tolerance=tolerance,
         rerank=rerank,
+        keep_identical_ids=keep_identical_ids,
     )
     data, passed = _with_eval_progress(run) if common.console.is_terminal and not as_json else run()
     print_json(data) if as_json else common.console.print(eval_view(data))

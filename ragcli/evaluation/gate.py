@@ -78,6 +78,14 @@ def compare(
             gate.warnings.append(
                 f"the baseline's {key} is {baseline.get(key)!r}, this run's {current.get(key)!r}"
             )
+    # A baseline from before BEIR's rule kept self-hits, as does --keep-identical-ids.
+    dropped = [bool(run.get("identical_ids", {}).get("dropped")) for run in (baseline, current)]
+    if dropped[0] != dropped[1]:
+        said = ["kept", "dropped"]
+        gate.warnings.append(
+            f"the baseline {said[dropped[0]]} documents whose id is the query's, this run "
+            f"{said[dropped[1]]} them"
+        )
     for retriever, before in baseline["results"].items():
         now = current["results"].get(retriever)
         if now is None:

@@ -3,6 +3,10 @@ retriever in each mode, and score the rankings.
 
 Retrieval returns chunks; a document is ranked where its best chunk is, so a document
 split into several chunks is neither favoured nor penalised for its length.
+
+By BEIR's rule (also MTEB's and Pyserini's), a retrieved document whose id is the query's
+own id is dropped before scoring: ArguAna's queries are corpus documents, and each would
+otherwise find itself first. `keep_identical_ids` turns the rule off.
 """
 
 from __future__ import annotations
@@ -42,6 +46,9 @@ class EvalReport:
     # --rerank: the reranker, its candidates, and each retriever's metrics with it minus
     # without it (the rows RETRIEVER+rerank of `results`).
     rerank: dict[str, Any] = field(default_factory=dict)
+    # BEIR's rule: whether a document with the query's id was dropped, and per row how
+    # many queries found their own id among their documents (dropped or kept).
+    identical_ids: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return (
@@ -54,6 +61,7 @@ class EvalReport:
                 "ingest": vars(self.corpus),
                 "results": self.results,
                 "seconds": self.seconds,
+                "identical_ids": self.identical_ids,
             }
             | ({"folds": self.folds} if self.folds else {})
             | ({"rerank": self.rerank} if self.rerank else {})
@@ -68,6 +76,15 @@ def default_collection(dataset_dir: Path) -> str:
 def rank_documents(chunks: list[RetrievedChunk]) -> list[str]:
     """Document ids in the order of their best chunk."""
     return list(dict.fromkeys(doc_id_of(c.metadata.source_file) for c in chunks))
+
+
+def without_self(ranked: list[str], query_id: str, drop: bool) -> tuple[list[str], bool]:
+    """Whether the query's own id is among the ranked documents, and the ranking without
+    it when `drop` (BEIR's ignore_identical_ids)."""
+    found = query_id in ranked
+    if not (found and drop):
+        return ranked, found
+    return [doc for doc in ranked if doc != query_id], True
 
 
 def reranked_documents(stage: Any, query: str, chunks: list[RetrievedChunk]) -> list[str]:
@@ -87,9 +104,11 @@ def run_eval(
     progress: EvalProgress | None = None,
     folds: int | None = None,
     rerank: Any = None,
+    keep_identical_ids: bool = False,
 ) -> EvalReport:
     """`rerank`: a strict RerankStage; each retriever is then also scored with it, on the
-    same retrieved candidates (rows RETRIEVER+rerank)."""
+    same retrieved candidates (rows RETRIEVER+rerank). Unless `keep_identical_ids`, a
+    document whose id is the query's is dropped from its ranking (BEIR's rule)."""
     import time
 
     from ragcli import wiring
@@ -112,6 +131,7 @@ def run_eval(
         queries=len(dataset.queries),
         documents=len(dataset.corpus),
         corpus=corpus_report,
+        identical_ids={"dropped": not keep_identical_ids, "self_hits": {}},
     )
     report.seconds["ingest"] = round(time.perf_counter() - started, 1)
     retriever = Retriever(
@@ -128,12 +148,21 @@ def run_eval(
         if rerank is not None:
             runs[named] = {}
         reranking = 0.0
+        self_hits = dict.fromkeys(runs, 0)
+        drop = not keep_identical_ids
         for done, (qid, text) in enumerate(dataset.queries.items(), start=1):
-            chunks = retriever.search(text, RANK_DEPTH * CHUNKS_PER_DOC, mode=mode)
-            runs[mode][qid] = rank_documents(chunks)[:RANK_DEPTH]
+            # One document more for a query that is a corpus document: its own may be
+            # among them and dropped (BEIR's top_k + 1).
+            depth = RANK_DEPTH + (drop and qid in dataset.corpus)
+            chunks = retriever.search(text, depth * CHUNKS_PER_DOC, mode=mode)
+            ranked, found = without_self(rank_documents(chunks), qid, drop)
+            runs[mode][qid] = ranked[:RANK_DEPTH]
+            self_hits[mode] += found
             if rerank is not None:
                 began = time.perf_counter()
-                runs[named][qid] = reranked_documents(rerank, text, chunks)[:RANK_DEPTH]
+                ranked, found = without_self(reranked_documents(rerank, text, chunks), qid, drop)
+                runs[named][qid] = ranked[:RANK_DEPTH]
+                self_hits[named] += found
                 reranking += time.perf_counter() - began
             if progress:
                 progress(named if rerank is not None else mode, done, len(dataset.queries))
@@ -143,6 +172,7 @@ def run_eval(
             if folds:
                 report.folds[name] = fold_summary(run, dataset.qrels, folds)
         report.seconds[mode] = round(retrieving, 1)
+        report.identical_ids["self_hits"].update(self_hits)
         if rerank is not None:
             report.seconds[named] = round(retrieving + reranking, 1)
     if rerank is not None:

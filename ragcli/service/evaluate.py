@@ -73,11 +73,13 @@ def eval_dataset(
     baseline: Path | None = None,
     tolerance: float = 0.01,
     rerank: str | None = None,
+    keep_identical_ids: bool = False,
 ) -> tuple[dict[str, Any], bool]:
     """`ragcli eval DIR`: the retrievers (default all) scored on a BEIR dataset; with
     `baseline`, gated against it; with `rerank` (`provider[:model]`, the rest of the
-    reranker's settings from retrieval.rerank), each also with that reranker. Returns the
-    report (with its "gate") and whether it passed (True without a baseline)."""
+    reranker's settings from retrieval.rerank), each also with that reranker. A retrieved
+    document whose id is the query's is dropped unless `keep_identical_ids` (BEIR's rule).
+    Returns the report (with its "gate") and whether it passed (True without a baseline)."""
     from ragcli.evaluation import gate
     from ragcli.evaluation.runner import run_eval
     from ragcli.retrieval.retriever import MODES
@@ -102,6 +104,7 @@ def eval_dataset(
         progress=progress,
         folds=folds,
         rerank=stage,
+        keep_identical_ids=keep_identical_ids,
     )
     data = report.to_dict()
     if earlier is None or baseline is None:

@@ -34,6 +34,8 @@ def eval_view(report: dict[str, Any]) -> RenderableType:
         for retriever, values in report["results"].items()
     ]
     parts: list[RenderableType] = [head, FitTable(columns, rows, title="Retrieval quality")]
+    if report.get("identical_ids"):
+        parts.append(_identical_ids_line(report["identical_ids"]))
     if report.get("rerank"):
         parts.append(_rerank_table(report["rerank"]))
     if report.get("folds"):
@@ -41,6 +43,24 @@ def eval_view(report: dict[str, Any]) -> RenderableType:
     if report.get("gate"):
         parts.extend(_gate_parts(report["gate"]))
     return Group(*parts)
+
+
+def _identical_ids_line(rule: dict[str, Any]) -> Text:
+    """BEIR's rule, said: whether a document with the query's id counted, and how many
+    queries found themselves (per retriever when they differ)."""
+    hits: dict[str, int] = rule.get("self_hits") or {}
+    counts = set(hits.values())
+    if len(counts) <= 1:
+        found = f"{next(iter(counts), 0)} queries found themselves"
+    else:
+        found = "queries that found themselves: " + ", ".join(f"{r} {n}" for r, n in hits.items())
+    if rule.get("dropped"):
+        return Text(
+            "A retrieved document whose id is the query's is not counted, as in BEIR "
+            f"({found}); --keep-identical-ids counts it.",
+            style="dim",
+        )
+    return Text(f"Retrieved documents whose id is the query's are counted ({found}).", style="dim")
 
 
 def _rerank_table(rerank: dict[str, Any]) -> RenderableType:

@@ -29,3 +29,27 @@ def write_dataset(directory, corpus=CORPUS):
     (directory / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in corpus))
     (directory / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUERIES))
     (directory / "qrels" / "test.tsv").write_text(QRELS)
+
+
+# ArguAna's shape: each query is itself a corpus document (same id, same text) and its
+# relevant document is the counter-argument. BM25 ranks the query's own text first and its
+# counter-argument second, so kept, every query's one relevant document sits at rank 2.
+ARGUANA_CORPUS = [
+    {"_id": "a1", "title": "", "text": "School uniforms stop bullying over expensive clothes."},
+    {"_id": "a2", "title": "", "text": "Uniforms do not stop bullying; children find targets."},
+    {"_id": "a3", "title": "", "text": "Nuclear power is cheap clean energy for the grid."},
+    {"_id": "a4", "title": "", "text": "Nuclear power is not cheap once waste storage is paid."},
+    {"_id": "a5", "title": "", "text": "Zoos protect endangered species from extinction."},
+]
+ARGUANA_QUERIES = [
+    {"_id": "a1", "text": ARGUANA_CORPUS[0]["text"]},
+    {"_id": "a3", "text": ARGUANA_CORPUS[2]["text"]},
+]
+ARGUANA_QRELS = "query-id\tcorpus-id\tscore\na1\ta2\t1\na3\ta4\t1\n"
+
+
+def write_arguana(directory):
+    (directory / "qrels").mkdir(parents=True, exist_ok=True)
+    (directory / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in ARGUANA_CORPUS))
+    (directory / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in ARGUANA_QUERIES))
+    (directory / "qrels" / "test.tsv").write_text(ARGUANA_QRELS)
