@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -58,14 +59,49 @@ def test_ingest_ask_trace_through_the_cli(tmp_path):
     assert answer["trace_id"] in result.output
 
 
-def test_ingest_exit_code_when_files_fail(tmp_path):
+def test_ingest_exit_code_when_files_fail_not_when_files_hold_no_text(tmp_path):
+    """A file with no text of its own is skipped and said, and the ingest exits 0; exit 3
+    is for a file that could not be read."""
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "ok.md").write_text("fine")
     (docs / "empty.md").write_text("")
-    result = runner.invoke(app, ["ingest", str(docs), "--store", str(tmp_path / "s")])
-    assert result.exit_code == 3
-    assert "empty file" in result.output
+    (docs / "blank.txt").write_text("  \n\n \t\n")
+    (docs / "only-markup.md").write_text("<!-- a comment -->\n\n---\n")
+    store = str(tmp_path / "s")
+    result = runner.invoke(app, ["ingest", str(docs), "--store", store, "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert (report["files_new"], report["files_skipped"], report["files_failed"]) == (1, 3, 0)
+    reasons = {f["path"].rsplit("/", 1)[-1]: (f["status"], f["reason"]) for f in report["files"]}
+    assert reasons["empty.md"] == reasons["blank.txt"] == ("skipped", "empty file")
+    assert reasons["only-markup.md"] == ("skipped", "no text")
+
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    result = runner.invoke(app, ["ingest", str(docs), "--store", store])
+    assert result.exit_code == 3 and "corrupt PDF" in result.output
+
+
+def test_a_stored_file_emptied_leaves_the_store(tmp_path):
+    """Its old text would be cited on, and `ragcli ingest` of it would change nothing."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "keep.md").write_text("# Keep\n\nThe pager rota changes every Wednesday.\n")
+    (docs / "notes.md").write_text("# Notes\n\nThe vault opens at nine.\n")
+    store = str(tmp_path / "s")
+    assert runner.invoke(app, ["ingest", str(docs), "--store", store]).exit_code == 0
+    (docs / "notes.md").write_text("\n")
+    result = runner.invoke(app, ["ingest", str(docs), "--store", store, "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    [notes] = [f for f in report["files"] if f["path"].endswith("notes.md")]
+    removed = "empty file (its 1 stored chunk removed)"
+    assert (notes["status"], notes["reason"]) == ("skipped", removed)
+    assert report["chunks_removed"] == 1
+    listed = runner.invoke(app, ["sources", "--store", store, "--json"])
+    assert [Path(f["path"]).name for f in json.loads(listed.output)] == ["keep.md"]
+    found = runner.invoke(app, ["search", "when does the vault open", "--store", store, "--json"])
+    assert all(h["file"].endswith("keep.md") for h in json.loads(found.output)["results"])
 
 
 def test_bad_mode_and_bad_path_are_usage_errors(tmp_path):

@@ -86,13 +86,16 @@ def test_hostile_files_are_reported_one_line_each_and_the_rest_ingest(hostile, t
         assert status == "failed", (name, status, reason)
         assert all(w in reason for w in words), (name, reason)
 
-    failed("empty.txt", "empty file")
+    def skipped(name: str, reason: str) -> None:
+        assert outcome[name] == ("skipped", reason), name
+
+    skipped("empty.txt", "empty file")  # no text of its own: not a failure
+    skipped("scanned.pdf", "OCR found no text on pages 1, 2")  # blank pages, OCR'd
     failed("nul.txt", "binary", "NUL")
     failed("binary.md", "binary")
     failed("corrupt.pdf", "corrupt PDF")
     failed("truncated.pdf", "corrupt PDF")
     failed("locked.pdf", "encrypted PDF", "password")
-    failed("scanned.pdf", "OCR found no text on pages 1, 2")  # blank pages, OCR'd
     failed("loop.md", "symbolic links")
     failed("dangling.md", "No such file")
     failed("nested.rst", "nested too deeply to read")

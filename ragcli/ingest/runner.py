@@ -307,7 +307,8 @@ class Ingestor:
                         raise StopRequested
                     activity = self.activity
                     if isinstance(outcome_or_item, FileOutcome):
-                        report.files.append(outcome_or_item)
+                        outcome = self._skipped(outcome_or_item, collection, report)
+                        report.files.append(outcome)
                         activity.settled(done - 1)  # entries come prepared in their order
                         activity.finished()
                     elif outcome_or_item.stream is not None:
@@ -339,6 +340,17 @@ class Ingestor:
                 store(items, vectors)
                 raise
         return embedded
+
+    def _skipped(self, outcome: FileOutcome, collection: str, report: IngestReport) -> FileOutcome:
+        """A stored file that now holds no text of its own (emptied, a blank scan) leaves
+        the store: its old text would otherwise be cited on, and an ingest of it would
+        change nothing. A file that failed keeps what was stored."""
+        if outcome.status != "skipped" or self.manifest.get(collection, outcome.path) is None:
+            return outcome
+        removed = self.writer.remove_file(collection, outcome.path)
+        report.chunks_removed += removed
+        outcome.reason += f" (its {removed} stored chunk{'' if removed == 1 else 's'} removed)"
+        return outcome
 
     def _close_embedder(self) -> None:
         close = getattr(self.embedder, "close", None)
@@ -436,7 +448,7 @@ class Ingestor:
         assert item.reread is not None
         fresh = item.reread()
         if isinstance(fresh, FileOutcome):
-            report.files.append(fresh)
+            report.files.append(self._skipped(fresh, collection, report))
             return 0
         if fresh.stream is not None:
             return self._store_streamed(fresh, collection, report)
@@ -500,7 +512,8 @@ class Ingestor:
             start += len(batch)
         if start == 0:
             self.manifest.settle(collection, [item.key])
-            report.files.append(FileOutcome(item.key, "failed", "no text found"))
+            skipped = FileOutcome(item.key, "skipped", "no text")
+            report.files.append(self._skipped(skipped, collection, report))
             return 0
         ids = [chunk_id(item.key, item.sha256, i) for i in range(start)]
         self.store.update_metadata(collection, ids, {"total_chunks": start})

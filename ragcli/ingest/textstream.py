@@ -11,7 +11,7 @@ import codecs
 from collections.abc import Iterator
 from pathlib import Path
 
-from ragcli.ingest.loaders.base import LoadError
+from ragcli.ingest.loaders.base import LoadError, NothingOfItsOwn
 from ragcli.ingest.loaders.encoding import bom_encoding, detect, note_for
 
 BLOCK = 1 << 20  # bytes read at a time; pieces of text are about this long
@@ -44,7 +44,7 @@ def scan_text(path: Path) -> tuple[str, list[str]]:
             except UnicodeDecodeError:
                 is_utf8 = False
     if not seen_text:
-        raise LoadError("empty file")
+        raise NothingOfItsOwn("empty file")
     encoding = "utf-8" if is_utf8 else detect(first)
     return encoding, note_for(encoding)
 

@@ -179,6 +179,8 @@ def load(path: Path, options: LoadOptions | None = None) -> LoadedFile:
     if found.loader == "legacy":
         raise LoadError(LEGACY[found.file_type])
     options = options or _options
+    if path.stat().st_size == 0:  # whatever its type: nothing to read, nothing wrong
+        raise NothingOfItsOwn("empty file")
     module_name, function_name = found.loader.split(":")
     module = importlib.import_module(f"ragcli.ingest.loaders.{module_name}")
     function: Callable[..., LoadedFile] = getattr(module, function_name)
@@ -197,13 +199,18 @@ def load(path: Path, options: LoadOptions | None = None) -> LoadedFile:
         raise LoadError("nested too deeply to read (hundreds of levels)") from None
     loaded.sections = [s for s in loaded.sections if s.text.strip()]
     if not loaded.sections:
-        raise LoadError(_empty_reason(loaded))
+        raise _nothing_read(loaded)
     return loaded
 
 
-def _empty_reason(loaded: LoadedFile) -> str:
-    """Why a file gave no text: the loader's last note says most (a scan with OCR off,
-    pages OCR found empty), else plainly that there was none."""
+def _nothing_read(loaded: LoadedFile) -> LoadError:
+    """Why a file gave no text. A file whose text could not be reached (a scan with OCR
+    off) failed; one read whole that holds none (only markup, a blank scan OCR found empty)
+    is skipped, with the loader's last note when it says more ("OCR found no text")."""
+    from ragcli.ingest.loaders.pdf import NO_TEXT_LAYER
+
+    if NO_TEXT_LAYER in loaded.notes:
+        return LoadError(NO_TEXT_LAYER)
     if loaded.notes and loaded.file_type in ("pdf", "image"):
-        return loaded.notes[-1]
-    return "no text found"
+        return NothingOfItsOwn(loaded.notes[-1])
+    return NothingOfItsOwn("no text")

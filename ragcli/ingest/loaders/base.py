@@ -20,8 +20,9 @@ class LoadError(Exception):
 
 
 class NothingOfItsOwn(LoadError):
-    """The file holds no text of its own by design (a Sphinx page that is only a table of
-    contents): skipped with this reason, not failed."""
+    """The file holds no text of its own: it is empty, only whitespace or markup, a blank
+    scan, or a Sphinx page that is only a table of contents. Skipped with this reason, not
+    failed: the exit code is for files that could not be read."""
 
 
 @dataclass

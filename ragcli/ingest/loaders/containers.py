@@ -7,7 +7,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from ragcli.ingest.loaders.base import LoadError
+from ragcli.ingest.loaders.base import LoadError, NothingOfItsOwn
 
 # An Office file saved with a password is not a zip at all but an OLE compound file that
 # holds the encrypted package; legacy .doc/.ppt/.xls files start the same way.
@@ -28,7 +28,7 @@ def check_zip(path: Path, kind: str) -> None:
     with path.open("rb") as handle:
         head = handle.read(8)
     if not head:
-        raise LoadError("empty file")
+        raise NothingOfItsOwn("empty file")
     if head.startswith(OLE_MAGIC):
         raise LoadError(f"password-protected or encrypted {kind} (save it without a password)")
     try:

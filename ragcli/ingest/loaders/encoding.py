@@ -8,7 +8,7 @@ import codecs
 import unicodedata
 from pathlib import Path
 
-from ragcli.ingest.loaders.base import LoadError
+from ragcli.ingest.loaders.base import LoadError, NothingOfItsOwn
 
 BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -109,10 +109,10 @@ def decode(data: bytes) -> tuple[str, list[str]]:
     if bom:
         text = data.decode(bom, errors="replace")
         if not text.strip("\ufeff \t\r\n"):
-            raise LoadError("empty file")
+            raise NothingOfItsOwn("empty file")
         return text.lstrip("\ufeff"), note_for(bom)
     if not data.strip():
-        raise LoadError("empty file")
+        raise NothingOfItsOwn("empty file")
     if b"\x00" in data[:8192]:
         raise LoadError("binary file (contains NUL bytes)")
     try:

@@ -15,6 +15,8 @@ OCR_DPI = 300
 # A page whose text layer has fewer letters than this is treated as having none: a scan
 # often carries a stray page number or a scanner's stamp as text.
 MIN_LETTERS = 10
+# A scan's text is out of reach with OCR off: the file failed, it is not empty.
+NO_TEXT_LAYER = "PDF has no text layer and OCR is off (ingest.ocr: off)"
 
 
 def load_pdf(path: Path, options: LoadOptions, stopping: Callable[[], bool]) -> LoadedFile:
@@ -28,7 +30,7 @@ def load_pdf(path: Path, options: LoadOptions, stopping: Callable[[], bool]) -> 
     ocr_pages = 0
     if scanned and options.ocr == "off":
         if len(scanned) == pages:
-            notes.append("PDF has no text layer and OCR is off (ingest.ocr: off)")
+            notes.append(NO_TEXT_LAYER)
     elif scanned:
         by_page = {s.page: s for s in sections}
         for number, text in _ocr(path, scanned, options, stopping):

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ragcli.ingest.loaders.base import LoadedFile, LoadError, Section
+from ragcli.ingest.loaders.base import LoadedFile, LoadError, NothingOfItsOwn, Section
 from ragcli.ingest.loaders.containers import check_zip, library_error
 from ragcli.ingest.loaders.tables import table_lines
 
@@ -19,7 +19,7 @@ ANSI_CODEPAGE = re.compile(rb"\\ansicpg(\d+)")
 def load_rtf(path: Path) -> LoadedFile:
     data = path.read_bytes()
     if not data.strip():
-        raise LoadError("empty file")
+        raise NothingOfItsOwn("empty file")
     if not data.lstrip().startswith(b"{\\rtf"):
         raise LoadError("not an RTF file (it does not start with {\\rtf)")
     from striprtf.striprtf import rtf_to_text
