@@ -170,7 +170,7 @@ def test_bad_files_are_reported_and_nothing_stored_is_touched(tmp_path):
     (docs / "naïve name with spaces.md").write_text("Unicode names are fine.")
     report = ingestor.run([docs], "docs")
     reasons = {Path(f.path).name: (f.status, f.reason) for f in report.files}
-    assert reasons["empty.txt"] == ("failed", "empty file")
+    assert reasons["empty.txt"] == ("skipped", "empty file")  # no text: not a failure
     assert reasons["binary.txt"][0] == "failed" and "binary" in reasons["binary.txt"][1]
     assert reasons["broken.pdf"][0] == "failed" and "corrupt PDF" in reasons["broken.pdf"][1]
     assert reasons["data.bin"] == ("skipped", "unsupported file type .bin")
