@@ -17,6 +17,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,9 +31,17 @@ def first_sentence(answer: str) -> str:
     return strip_citations(found[0]) if found else ""
 
 
-def measure(data: Path, limit: int | None = None, workdir: Path | None = None) -> dict:
+def measure(
+    data: Path,
+    limit: int | None = None,
+    workdir: Path | None = None,
+    keep: Callable[[str], bool] | None = None,
+    fold: Callable[[str], int] | None = None,
+) -> dict:
     """The article's figures. In `workdir` (kept) the article file and its store are
-    reused, so a rerun ingests nothing; without it both go to a temporary folder."""
+    reused, so a rerun ingests nothing; without it both go to a temporary folder. `keep`
+    chooses the questions asked (a part of the split); with `fold`, the figures of each
+    fold of them too."""
     from ragcli import service
     from ragcli.config import load_settings
     from ragcli.evaluation import kept_stores
@@ -42,6 +51,8 @@ def measure(data: Path, limit: int | None = None, workdir: Path | None = None) -
     if source is None:
         raise SystemExit(f"answer_benchmark: no SQuAD JSON file in {data}")
     title, markdown, questions = load_article(source)
+    if keep is not None:
+        questions = [q for q in questions if keep(q.question)]
     questions = questions[:limit] if limit else questions
     with tempfile.TemporaryDirectory() as temporary:
         work = workdir or Path(temporary)
@@ -61,14 +72,26 @@ def measure(data: Path, limit: int | None = None, workdir: Path | None = None) -
         resources = service.Resources(settings)
         hits = found = first = 0
         lengths = []
+        per_fold: dict[int, list[tuple[bool, int]]] = {}
         started = time.perf_counter()
         for q in questions:
             result = service.ask(settings, q.question, resources=resources)
             hits += any(contains_answer(s.content, q.answers) for s in result.sources[:5])
-            found += contains_answer(result.answer, q.answers)
+            holds = contains_answer(result.answer, q.answers)
+            found += holds
             first += contains_answer(first_sentence(result.answer), q.answers)
             lengths.append(len(result.answer))
+            if fold is not None:
+                per_fold.setdefault(fold(q.question), []).append((holds, len(result.answer)))
         seconds = time.perf_counter() - started
+    folds = {
+        str(f): {
+            "questions": len(rows),
+            "answer_contains_gold": round(sum(h for h, _ in rows) / len(rows), 3),
+            "median_answer_chars": statistics.median(n for _, n in rows),
+        }
+        for f, rows in sorted(per_fold.items())
+    }
     return {
         "article": title,
         "questions": len(questions),
@@ -77,6 +100,7 @@ def measure(data: Path, limit: int | None = None, workdir: Path | None = None) -
         "first_sentence_contains_gold": round(first / len(questions), 3),
         "median_answer_chars": statistics.median(lengths),
         "seconds_per_question": round(seconds / len(questions), 3),
+        **({"folds": folds} if folds else {}),
     }
 
 

@@ -34,7 +34,6 @@ class HowTo:
 
     question: str
     names: tuple[str, ...]
-    held_out: bool  # not looked at while tuning
     kind: Kind = "howto"
 
 
@@ -56,9 +55,8 @@ def _question(entry: object, path: Path, number: int) -> HowTo:
     expected = entry.get(key)
     if not isinstance(expected, list) or not expected:
         raise ValueError(f"{where}: a {kind} question needs a non-empty `{key}:` list")
-    return HowTo(
-        entry["question"], tuple(str(e) for e in expected), bool(entry.get("held_out")), kind
-    )
+    # Which questions are train and which test is scripts/data/split.yaml's, not the file's.
+    return HowTo(entry["question"], tuple(str(e) for e in expected), kind)
 
 
 def names_it(text: str, name: str) -> bool:

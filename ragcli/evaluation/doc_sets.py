@@ -1,0 +1,128 @@
+"""The documentation sets the offline answers are measured and fitted on: where each site's
+pages come from and which question file labels them (scripts/howto_benchmark.py,
+scripts/fit_answers.py, scripts/ablate_answers.py). Which questions are train and which
+test is ragcli/evaluation/split.py's.
+
+Five sites are in ../shared/eval/; the others are read from a package's source as its
+registry publishes it (a PyPI sdist, an npm tarball), fetched once into a folder the caller
+names, with the registry's ordinary client (`pip download`, `npm pack`)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "scripts" / "data"
+DOC_SUFFIXES = frozenset({".md", ".rst"})
+
+
+def shared_eval() -> Path:
+    """../shared/eval beside the checkout (a worktree's parent holds a `shared` link too),
+    or $RAGCLI_SHARED_EVAL."""
+    import os
+
+    if given := os.environ.get("RAGCLI_SHARED_EVAL"):
+        return Path(given)
+    return ROOT.parent / "shared" / "eval"
+
+
+@dataclass(frozen=True)
+class DocSet:
+    name: str
+    questions: Path
+    shared: str = ""  # a folder under ../shared/eval/
+    package: str = ""  # "pip:flask==3.1.0" or "npm:fastify@5.12.8"
+    folder: str = ""  # the docs' folder inside the unpacked package
+    skip: tuple[str, ...] = ()  # glob patterns (relative to the docs) left out
+
+    def docs(self, sources: Path | None) -> Path:
+        if self.shared:
+            return shared_eval() / self.shared
+        if sources is None:
+            raise SystemExit(f"{self.name}: its pages come from {self.package}: give --sources DIR")
+        return sources / self.name / self.folder
+
+    def files(self, docs: Path) -> list[Path]:
+        skipped = {p for pattern in self.skip for p in docs.glob(pattern)}
+        return sorted(
+            p
+            for p in docs.rglob("*")
+            if p.suffix in DOC_SUFFIXES
+            and p not in skipped
+            and not any(parent in skipped for parent in p.parents)
+        )
+
+
+def _questions(name: str) -> Path:
+    return DATA / ("typer_howto.yaml" if name == "typer" else f"{name.replace('-', '_')}_questions.yaml")
+
+
+def _set(name: str, **where: object) -> DocSet:
+    return DocSet(name, _questions(name), **where)  # type: ignore[arg-type]
+
+
+SETS: dict[str, DocSet] = {
+    s.name: s
+    for s in (
+        _set("typer", shared="typer-docs"),
+        _set("httpx", shared="docs/httpx"),
+        _set("pydantic", shared="docs/pydantic"),
+        _set("rust-book", shared="docs/rust-book"),
+        _set("sqlmodel", shared="docs/sqlmodel"),
+        _set("flask", package="pip:flask==3.1.0", folder="flask-3.1.0/docs"),
+        _set("starlette", package="pip:starlette==0.41.3", folder="starlette-0.41.3/docs"),
+        _set("attrs", package="pip:attrs==25.1.0", folder="attrs-25.1.0/docs"),
+        _set("click", package="pip:click==8.1.8", folder="click-8.1.8/docs"),
+        _set("aiohttp", package="pip:aiohttp==3.14.5", folder="aiohttp-3.14.5/docs"),
+        _set("urllib3", package="pip:urllib3==2.3.0", folder="urllib3-2.3.0/docs"),
+        _set("treq", package="pip:treq==24.9.1", folder="treq-24.9.1/docs"),
+        _set(
+            "toolbelt",
+            package="pip:requests-toolbelt==1.0.0",
+            folder="requests-toolbelt-1.0.0/docs",
+        ),
+        _set("structlog", package="pip:structlog==26.1.0", folder="structlog-26.1.0/docs"),
+        _set(
+            "pytest",
+            package="pip:pytest==9.2.0",
+            folder="pytest-9.2.0/doc/en",
+            # release notes and the generated list of 1,600 plugins: no how-to text
+            skip=("announce", "changelog.rst", "reference/plugin_list.rst", "proposals"),
+        ),
+        _set("fastify", package="npm:fastify@5.12.8", folder="package/docs"),
+        _set("pino", package="npm:pino@10.4.0", folder="package/docs"),
+    )
+}
+
+
+def fetch(doc_set: DocSet, sources: Path) -> Path:
+    """The set's docs folder under `sources`, fetched and unpacked first when absent."""
+    docs = doc_set.docs(sources)
+    if doc_set.shared or docs.is_dir():
+        return docs
+    target = sources / doc_set.name
+    target.mkdir(parents=True, exist_ok=True)
+    registry, _, requirement = doc_set.package.partition(":")
+    print(f"{doc_set.name}: fetching {requirement} ({registry}) into {target}", file=sys.stderr)
+    if registry == "pip":
+        command = [sys.executable, "-m", "pip", "download", requirement, "--no-deps"]
+        command += ["--no-binary", ":all:", "-q", "-d", str(target)]
+    elif registry == "npm" and shutil.which("npm"):
+        command = ["npm", "pack", requirement, "--silent", "--pack-destination", str(target)]
+    else:
+        raise SystemExit(f"{doc_set.name}: cannot fetch {doc_set.package} (is npm installed?)")
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    archives = sorted(target.glob("*.tar.gz")) + sorted(target.glob("*.tgz"))
+    if not archives:
+        reason = (result.stderr.strip().splitlines() or ["no archive"])[-1]
+        raise SystemExit(f"{doc_set.name}: fetching {requirement} failed: {reason}")
+    with tarfile.open(archives[0]) as archive:
+        archive.extractall(target, filter="data")
+    if not docs.is_dir():
+        raise SystemExit(f"{doc_set.name}: {requirement} holds no {doc_set.folder}/")
+    return docs
