@@ -63,7 +63,9 @@ def main() -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"{'feature dropped':<16} {'with':>6} {'without':>8} {'change':>7} {'spread':>7}  per fold")
+    print(
+        f"{'feature dropped':<16} {'with':>6} {'without':>8} {'change':>7} {'spread':>7}  per fold"
+    )
     for r in report:
         mark = "" if r["beyond_noise"] else "  (inside the noise)"
         folds = " ".join(f"{c:+.3f}" for c in r["per_fold"])  # type: ignore[attr-defined]

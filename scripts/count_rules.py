@@ -100,7 +100,9 @@ def main() -> int:
     if args.json:
         print(json.dumps({"files": report, "total": total}, indent=2))
         return 0
-    header = f"{'module':<32} {'lines':>6} {'consts':>7} {'regexes':>8} {'numbers':>8} {'branches':>9}"
+    header = (
+        f"{'module':<32} {'lines':>6} {'consts':>7} {'regexes':>8} {'numbers':>8} {'branches':>9}"
+    )
     print(header)
     for name, r in {**report, "total": total}.items():
         print(

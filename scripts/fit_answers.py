@@ -91,7 +91,9 @@ def as_list(value: object) -> list[str]:
     return [value] if isinstance(value, str) else [str(v) for v in value]  # type: ignore[union-attr]
 
 
-def labelled_sets(stores: Path, only: list[str] | None) -> dict[str, tuple[list[Path], Path, list[Question]]]:
+def labelled_sets(
+    stores: Path, only: list[str] | None
+) -> dict[str, tuple[list[Path], Path, list[Question]]]:
     """Per set: the files to ingest, the store, and its train questions."""
     split = load_split()
     sets: dict[str, tuple[list[Path], Path, list[Question]]] = {}
@@ -211,8 +213,10 @@ def fit(rows: list[Rows], columns: list[int] | None = None) -> AnswerChoice:
     keep = list(range(len(FEATURES))) if columns is None else columns
     pairs, signs = [], []
     for q in rows:
-        good = [np.array(f)[keep] for f, label in zip(q.features, q.labels) if label]
-        bad = [np.array(f)[keep] for f, label in zip(q.features, q.labels) if not label]
+        good = [np.array(f)[keep] for f, label in zip(q.features, q.labels, strict=True) if label]
+        bad = [
+            np.array(f)[keep] for f, label in zip(q.features, q.labels, strict=True) if not label
+        ]
         for g in good:
             for b in bad:
                 pairs += [g - b, b - g]
@@ -247,9 +251,42 @@ def cross_validated(rows: list[Rows], columns: list[int] | None = None) -> dict[
     shares = {}
     for fold in sorted({q.fold for q in rows}):
         model = fit([q for q in rows if q.fold != fold], columns)
-        right, total = top1([q for q in rows if q.fold == fold], lambda q, i: model.score(q.features[i]))
+        right, total = top1(
+            [q for q in rows if q.fold == fold], lambda q, i, m=model: m.score(q.features[i])
+        )
         shares[fold] = right / total if total else 0.0
     return shares
+
+
+# The selection extractive.generate makes, roughly: best first, while a unit scores at
+# least KEEP_SHARE of the best and the chance that none answers is above 1 - COVERED, within
+# llm.answer_max_chars. (It leaves out the section's example, antecedents and duplicates.)
+def simulated(rows: list[Rows], score: Score, budget: int = 700) -> tuple[float, float]:
+    """(share of questions whose simulated answer holds the answer, median characters)."""
+    from ragcli.llm.answer_choice import question_kind
+    from ragcli.llm.extractive import COVERED, COVERED_FACT, KEEP_SHARE
+
+    held, lengths = 0, []
+    for q in rows:
+        order = sorted(range(len(q.labels)), key=lambda i: -score(q, i))
+        if not order:
+            lengths.append(0)
+            continue
+        best = score(q, order[0])
+        covered = COVERED.get(question_kind(q.question), COVERED_FACT)
+        missed, length, hit = 1.0, 0, False
+        for i in order:
+            p = score(q, i)
+            if p < best * KEEP_SHARE or 1.0 - missed >= covered:
+                break
+            if length and length + q.sizes[i] > budget:
+                continue
+            length += q.sizes[i] + 5
+            hit = hit or q.labels[i]
+            missed *= 1.0 - p
+        held += hit
+        lengths.append(length)
+    return held / len(rows) if rows else 0.0, statistics.median(lengths) if lengths else 0.0
 
 
 def summary(shares: dict[int, float]) -> str:
@@ -275,7 +312,9 @@ def main() -> int:
         if not args.stores:
             parser.error("give --stores DIR (or --rows FILE)")
         sets = labelled_sets(args.stores, args.only)
-        rows = [r for name, (paths, store, qs) in sets.items() for r in collect(name, paths, store, qs)]
+        rows = [
+            r for name, (paths, store, qs) in sets.items() for r in collect(name, paths, store, qs)
+        ]
     if args.dump:
         args.dump.write_text(json.dumps([asdict(r) for r in rows]), encoding="utf-8")
     shipped = bundled()
@@ -285,19 +324,47 @@ def main() -> int:
         alone = top1(of_set, lambda q, i: q.relevance[i])
         kept = top1(of_set, lambda q, i: shipped.score(q.features[i]))
         if alone[1]:
-            print(f"{name:<13} {alone[1]:>9}  {alone[0] / alone[1]:>15.3f}  {kept[0] / kept[1]:>7.3f}")
+            print(
+                f"{name:<13} {alone[1]:>9}  {alone[0] / alone[1]:>15.3f}  {kept[0] / kept[1]:>7.3f}"
+            )
     folds = sorted({r.fold for r in rows})
     by_fold = {
-        "relevance alone": {f: _share(top1([r for r in rows if r.fold == f], lambda q, i: q.relevance[i])) for f in folds},
-        "shipped": {f: _share(top1([r for r in rows if r.fold == f], lambda q, i: shipped.score(q.features[i]))) for f in folds},
+        "relevance alone": {
+            f: _share(top1([r for r in rows if r.fold == f], lambda q, i: q.relevance[i]))
+            for f in folds
+        },
+        "shipped": {
+            f: _share(
+                top1([r for r in rows if r.fold == f], lambda q, i: shipped.score(q.features[i]))
+            )
+            for f in folds
+        },
         "fitted, other folds": cross_validated(rows),
     }
     print("\nbest sentence holds the answer, per train fold (mean, spread):")
     for label, shares in by_fold.items():
         cells = " ".join(f"{shares[f]:.3f}" for f in folds)
         print(f"  {label:<20} {cells}   {summary(shares)}")
+    print("\nsimulated answers, per train fold: held / median characters")
+    for label, make in (
+        ("shipped", lambda f: shipped),
+        ("fitted, other folds", lambda f: fit([r for r in rows if r.fold != f])),
+    ):
+        cells = []
+        for f in folds:
+            model = make(f)
+            share, median = simulated(
+                [r for r in rows if r.fold == f], lambda q, i, m=model: m.score(q.features[i])
+            )
+            cells.append(f"{share:.3f}/{median:.0f}")
+        print(f"  {label:<20} {' '.join(cells)}")
     model = fit(rows)
-    print("weights", dict(zip(FEATURES, (round(w, 3) for w in model.weights))), "bias", round(model.bias, 3))
+    print(
+        "weights",
+        dict(zip(FEATURES, (round(w, 3) for w in model.weights), strict=True)),
+        "bias",
+        round(model.bias, 3),
+    )
     if args.write:
         names = ", ".join(dict.fromkeys(r.set for r in rows))
         about = (

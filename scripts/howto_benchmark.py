@@ -55,7 +55,7 @@ from typing import Any, TextIO
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ragcli.evaluation.doc_sets import SETS, DocSet, fetch  # noqa: E402
+from ragcli.evaluation.doc_sets import SETS, fetch  # noqa: E402
 from ragcli.evaluation.split import Split, load_split  # noqa: E402
 
 SQUAD = "squad-rhine"
@@ -197,9 +197,7 @@ def fold_figures(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
     """Per train fold: the share of questions whose name or value is in the answer, and
     the median answer length."""
     folds = sorted({o["fold"] for o in outcomes})
-    found = {
-        f: [o for o in outcomes if o["fold"] == f] for f in folds
-    }
+    found = {f: [o for o in outcomes if o["fold"] == f] for f in folds}
     return {
         str(f): {
             "questions": len(found[f]),
@@ -225,7 +223,10 @@ def spread(reports: list[dict[str, Any]]) -> dict[str, Any]:
     answered = {f: sum(o["in_answer"] for o in os) / len(os) for f, os in pooled.items()}
     medians = {f: statistics.median(o["chars"] for o in os) for f, os in pooled.items()}
     return {
-        "folds": {str(f): {"in_answer": round(answered[f], 3), "median": medians[f]} for f in sorted(pooled)},
+        "folds": {
+            str(f): {"in_answer": round(answered[f], 3), "median": medians[f]}
+            for f in sorted(pooled)
+        },
         "in_answer_mean": round(statistics.fmean(answered.values()), 3),
         "in_answer_spread": round(max(answered.values()) - min(answered.values()), 3),
         "median_mean": round(statistics.fmean(medians.values()), 1),
@@ -245,7 +246,12 @@ def measure_squad(stores: Path | None, split: Split, part: str) -> dict[str, Any
         keep=lambda question: split.part(SQUAD, question) == part,
         fold=(lambda question: split.fold(SQUAD, question)) if part == "train" else None,
     )
-    return {"set": SQUAD, "part": part, **report, "seconds": round(time.perf_counter() - started, 1)}
+    return {
+        "set": SQUAD,
+        "part": part,
+        **report,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
 
 
 def shared_eval_dir() -> Path:
@@ -405,7 +411,10 @@ def main() -> int:
         "--stores", type=Path, metavar="DIR", help="keep each set's store in DIR/SET"
     )
     parser.add_argument(
-        "--sources", type=Path, metavar="DIR", help="the sites read from packages (default DIR/_sources of --stores)"
+        "--sources",
+        type=Path,
+        metavar="DIR",
+        help="the sites read from packages (default DIR/_sources of --stores)",
     )
     parser.add_argument("--store", type=Path, metavar="DIR", help="one set: keep its store here")
     parser.add_argument("--docs", type=Path, metavar="DIR", help="one set: read these docs")

@@ -13,7 +13,12 @@ and reports per set:
 - seconds per question.
 
     .venv/bin/python scripts/tos_signals_benchmark.py [--store DIR] [--rules FILE] [--json]
-        [--signals bm25,rules] [--set retrieval.expand=prf]
+        [--signals bm25,rules] [--set retrieval.expand=prf] [--part train|test]
+
+tests/data/tos_questions.yaml's questions are split by scripts/data/split.yaml (set `tos`):
+`--part train` (the default) asks its train questions, `--part test` its test ones (once
+per change that lands); labelled_questions.yaml's ToS questions are the tests' and always
+asked.
 """
 
 from __future__ import annotations
@@ -55,15 +60,26 @@ class Case:
     earlier: bool = False  # in labelled_questions.yaml, written before the signals
 
 
-def cases() -> list[Case]:
+def cases(part: str = "train") -> list[Case]:
+    from ragcli.evaluation.split import load_split
+
+    split = load_split()
     labelled = yaml.safe_load((ROOT / "tests/data/labelled_questions.yaml").read_text())["tos"]
     found = [Case(c["question"], "faq") for c in labelled["faq_exact"]]
     found += [Case(c["question"], "policy", c["expect"], True) for c in labelled["policy_only"]]
     found += [Case(c["question"], "vague") for c in labelled["vague"]]
     found += [Case(c["question"], "off_topic") for c in labelled["off_topic"]]
     written = yaml.safe_load((ROOT / "tests/data/tos_questions.yaml").read_text())
-    found += [Case(c["question"], "policy", c["expect"]) for c in written["answerable"]]
-    found += [Case(c["question"], "declined") for c in written["declined"]]
+    found += [
+        Case(c["question"], "policy", c["expect"])
+        for c in written["answerable"]
+        if split.part("tos", c["question"]) == part
+    ]
+    found += [
+        Case(c["question"], "declined")
+        for c in written["declined"]
+        if split.part("tos", c["question"]) == part
+    ]
     return found
 
 
@@ -89,13 +105,14 @@ def main() -> int:
     parser.add_argument(
         "--signals", action="append", default=None, help="only this set, e.g. bm25,rules"
     )
+    parser.add_argument("--part", choices=("train", "test"), default="train")
     args = parser.parse_args()
 
     from ragcli import service
     from ragcli.config import load_settings
     from ragcli.overrides import parse_assignments
 
-    questions = cases()
+    questions = cases(args.part)
     rows = []
     with tempfile.TemporaryDirectory() as work:
         store = args.store or Path(work) / "store"

@@ -34,7 +34,10 @@ def test_a_third_of_the_questions_are_test_and_a_question_keeps_its_part():
 
 def test_a_sites_train_questions_share_one_fold_and_every_fold_holds_sites():
     split = load_split()
-    folds = {name: {split.fold(name, q.question) for q in load_howtos(s.questions)} for name, s in SETS.items()}
+    folds = {
+        name: {split.fold(name, q.question) for q in load_howtos(s.questions)}
+        for name, s in SETS.items()
+    }
     assert all(len(f) == 1 for f in folds.values())
     assert {f for found in folds.values() for f in found} == set(range(split.folds))
     rhine = {split.fold("squad-rhine", f"question {n}") for n in range(50)}

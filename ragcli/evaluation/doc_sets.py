@@ -59,7 +59,9 @@ class DocSet:
 
 
 def _questions(name: str) -> Path:
-    return DATA / ("typer_howto.yaml" if name == "typer" else f"{name.replace('-', '_')}_questions.yaml")
+    return DATA / (
+        "typer_howto.yaml" if name == "typer" else f"{name.replace('-', '_')}_questions.yaml"
+    )
 
 
 def _set(name: str, **where: object) -> DocSet:

@@ -13,9 +13,10 @@ chooses it by looking at results:
          `folds`.
 The offline backend's own labelled sets of the tests (technical pages, the sample corpus)
 are `train_only`: tests hold figures on them, so none of them is test; their questions are
-dealt over the folds as a single document's are. Fits and choices read train, with folds; test is read once per change that lands
-(scripts/howto_benchmark.py --part test). A set marked `excluded` is in neither part: it
-copies a held-out check's documentation (a fork), so nothing may be fitted or chosen on it.
+dealt over the folds as a single document's are. Fits and choices read train, with folds;
+test is read once per change that lands (scripts/howto_benchmark.py --part test). A set
+marked `excluded` is in neither part: it copies a held-out check's documentation (a fork),
+so nothing may be fitted or chosen on it.
 """
 
 from __future__ import annotations
