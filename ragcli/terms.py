@@ -6,7 +6,7 @@ Two things differ, each for a measured reason. The index keeps every word of two
 or more but its stopwords (words.INDEX_STOPWORDS), split as bm25s split the documents of
 every stored index. Answer terms are content words (words.STOPWORDS out, single digits in)
 whose inner apostrophes and hyphens do not split them: split as the index splits, the
-offline how-to answers grew longer at no gain (docs/offline-backend.md).
+offline how-to answers grew longer at no gain (docs/dev-log/offline-backend.md).
 
 A PyStemmer object is not thread-safe and `ragcli serve` answers concurrently, so each
 thread stems with its own.

@@ -39,7 +39,7 @@ def test_sections_the_code_points_to_exist():
     pointers = []
     for path in sorted((ROOT / "ragcli").rglob("*.py")):
         text = path.read_text(encoding="utf-8")
-        for doc, heading in re.findall(r"(README|docs/[\w-]+\.md),? \"([^\"]+)\"", text):
+        for doc, heading in re.findall(r"(README|docs/[\w/-]+\.md),? \"([^\"]+)\"", text):
             pointers.append((path.name, "README.md" if doc == "README" else doc, heading))
     assert pointers
     missing = [

@@ -58,16 +58,16 @@ DUPLICATE_COSINE = 0.92
 SUPPORT_COSINE = 0.85
 # Sentences whose answer score reaches this share of the best one's are quoted with it,
 # until the ask is covered (below); lower shares quote more of what the cut lost, at more
-# characters (the figures: docs/offline-backend.md, "Why the constants are what they are").
+# characters (the figures: docs/dev-log/offline-backend.md, "Why the constants are what they are").
 KEEP_SHARE = 0.55
 # The answer stops once its sentences very probably hold the answer: the chance that none
 # does (the product of 1 - each one's answer score) falls below 1 - COVERED. A how-to
 # question's sentences name many identifiers, so one rarely settles it: it goes on longer.
-# A lower stop ends a comparison after one of its two sides (docs/offline-backend.md).
+# A lower stop ends a comparison after one of its two sides (docs/dev-log/offline-backend.md).
 COVERED: dict[str, float] = {"instruction": 0.9999}
 COVERED_FACT = 0.98
 # Once a how-to answer quotes a sentence with the code it introduces (or with its section's
-# example), it shows the call the page gives: it stops sooner (docs/offline-backend.md,
+# example), it shows the call the page gives: it stops sooner (docs/dev-log/offline-backend.md,
 # fourteenth round).
 COVERED_SHOWN = 0.9997
 # Relevance of the sentence, of the one before it and of its heading: one must reach
@@ -86,7 +86,7 @@ PROMPTED = re.compile(r"^[ \t]*[$%❯][ \t]+(.+)$", re.M)
 DIAGRAM_LANGUAGES = frozenset({"mermaid", "dot", "graphviz", "plantuml"})
 # A section's code example longer than this (a dozen lines) is a listing more than a call:
 # it is left out (measured in
-# docs/offline-backend.md, "Which sentences answer (`ragcli/llm/answer_choice.py`)").
+# docs/dev-log/offline-backend.md, "Which sentences answer (`ragcli/llm/answer_choice.py`)").
 EXAMPLE_MAX_CHARS = 400
 # A sentence that refers back to the one before it ("This interface is required for …"
 # after "… inspect the `response.num_bytes_downloaded` property."). Quoted alone, it leaves
@@ -97,7 +97,7 @@ REFERS_BACK_OR_PRONOUN = re.compile(r"^(?:This|That|These|Those|It|They)\b")
 ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 # Embedding the sentences is most of a warm offline answer's time, so only this many are
 # scored: those sharing the most (idf-weighted) terms with the question, which nearly
-# always hold the sentence the full scoring puts first (docs/offline-backend.md).
+# always hold the sentence the full scoring puts first (docs/dev-log/offline-backend.md).
 SCORED_SENTENCES = 16
 # For a how-to question, the FOLLOWING sentences after each of the FOLLOWED most covering
 # ones in their passage are scored too when they name something: documentation states the
@@ -114,7 +114,7 @@ EXPLAINED_WITHIN = 2
 # ...") is far, as a whole, from a question about one of them.
 # A clause is short, and a short text comes close to a short question easily: it must
 # reach the ambiguous band, not llm.answer_min_relevance (lower, it answers unanswerable
-# questions; docs/offline-backend.md).
+# questions; docs/dev-log/offline-backend.md).
 CLAUSE = re.compile(r"[,;:]\s+")
 CLAUSES_LOOKED_AT = 5
 CLAUSE_MIN_RELEVANCE = 0.4

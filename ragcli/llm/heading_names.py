@@ -29,7 +29,7 @@ NAMING_SENTENCES = 6
 # A heading names an identifier in words when this many of its words, joined (snake_case
 # or CamelCase), are a name the retrieved code writes. One word alone ("Abort", "Example")
 # is as often a plain word: counted too, it lost names on four of the eight documentation
-# sets of scripts/howto_benchmark.py (docs/offline-backend.md).
+# sets of scripts/howto_benchmark.py (docs/dev-log/offline-backend.md).
 JOINED_WORDS = (2, 3)
 HEADING_WORD = re.compile(r"[A-Za-z]+")
 CODE_IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
