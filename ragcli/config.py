@@ -67,6 +67,13 @@ class EmbeddingSettings(Section):
     # The tokenizer that sizes chunks for a served model (a model folder or the bundled
     # model's name); by default the model's own when it is local, else the bundled one.
     tokenizer: str | None = None
+    # The languages the model covers (ISO 639-1 codes; "*": any). Unset: English, the
+    # bundled model's; a query in another is ranked mostly by BM25 (docs/retrieval.md).
+    languages: list[str] | None = None
+    # Put before every query and every passage embedded, as E5 ("query: ", "passage: "),
+    # BGE and Qwen3-style instruction models need. A change calls for a new ingest.
+    query_prefix: str = ""
+    passage_prefix: str = ""
 
     @model_validator(mode="after")
     def _server_named(self) -> EmbeddingSettings:
@@ -138,6 +145,9 @@ class RetrievalSettings(Section):
     rrf_k: int = Field(60, ge=0, le=1000)
     dense_weight: float = Field(0.6, ge=0.0, le=1.0)
     candidates: int = Field(100, ge=1, le=1000)
+    # dense_weight for a query in a language the embedder does not cover
+    # (embedding.languages), fitted on folds: docs/retrieval.md, "Languages".
+    uncovered_dense_weight: float = Field(0.1, ge=0.0, le=1.0)
     # How far a candidate whose heading path is closer to the question than its text
     # moves towards the heading's cosine in the dense ranking (retrieval/headings.py);
     # 0: the text alone. Off by default: docs/retrieval.md has what 0.5 measured.

@@ -266,6 +266,9 @@ class SearchResult(Record):
     stale_sources: list[StaleSource] = Field(default_factory=list, exclude_if=lambda v: not v)
     # With --refresh: the files re-ingested (changed) or removed (missing) before searching.
     refreshed_sources: list[StaleSource] = Field(default_factory=list, exclude_if=lambda v: not v)
+    # What the search says of itself (a query in a language the embedder does not
+    # cover, ranked mostly by BM25); absent when none.
+    notes: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
     timings_ms: dict[str, float] = Field(default_factory=dict)
 
     def files(self) -> list[str]:

@@ -166,6 +166,7 @@ def retriever(
     """Search over one collection in the configured retrieval mode, restricted to the
     files `filters` admit (in every collection the run searches)."""
     from ragcli.embedding import identity as embedding_identity
+    from ragcli.languages.coverage import embedder_languages
     from ragcli.retrieval.retriever import Retriever
 
     embedding_identity.check(
@@ -180,6 +181,7 @@ def retriever(
         options=settings.retrieval,
         scope=scope_resolver(settings, filters),
         heading_embedder=sentence_vectors(settings, emb),
+        languages=embedder_languages(settings.embedding),
     )
 
 

@@ -130,8 +130,10 @@ class LexicalIndexes:
         directory.mkdir(parents=True, exist_ok=True)
         (directory / UNSAVED).touch()
 
-    def upsert(self, collection: str, ids: list[str], texts: list[str]) -> None:
-        self.index(collection).upsert(ids, texts)
+    def upsert(
+        self, collection: str, ids: list[str], texts: list[str], languages: list[str] | None = None
+    ) -> None:
+        self.index(collection).upsert(ids, texts, languages)
         self._changes(collection).add(ids)
 
     def copy(self, collection: str, ids: list[str], sources: list[str], texts: list[str]) -> None:
@@ -213,8 +215,11 @@ class LexicalIndexes:
         chroma = vectors.collection(collection)
         found = 0
         for start in range(0, len(ids), FETCH_BATCH):
-            got = chroma.get(ids=ids[start : start + FETCH_BATCH], include=["documents"])
-            index.upsert(got["ids"], [text or "" for text in got["documents"]])
+            got = chroma.get(
+                ids=ids[start : start + FETCH_BATCH], include=["documents", "metadatas"]
+            )
+            languages = [str((meta or {}).get("language") or "") for meta in got["metadatas"]]
+            index.upsert(got["ids"], [text or "" for text in got["documents"]], languages)
             found += len(got["ids"])
         return found
 

@@ -128,6 +128,43 @@ def tokenizer_dir(settings: EmbeddingSettings) -> Path:
 def make_embedder(
     settings: EmbeddingSettings, on_export: Callable[[str], None] | None = None
 ) -> Embedder:
+    embedder = _make_embedder(settings, on_export)
+    if settings.query_prefix or settings.passage_prefix:
+        return PrefixedEmbedder(embedder, settings.query_prefix, settings.passage_prefix)
+    return embedder
+
+
+class PrefixedEmbedder:
+    """A model that wants its texts marked (E5's "query: " and "passage: ", a BGE or
+    Qwen3-style instruction before queries): `embed` marks passages, `embed_queries`
+    queries (retrieval/retriever.py embeds a search's query through it)."""
+
+    def __init__(self, inner: Embedder, query_prefix: str, passage_prefix: str):
+        self.inner = inner
+        self.name, self.backend = inner.name, inner.backend
+        self.max_seq_length, self.precision = inner.max_seq_length, inner.precision
+        self.query_prefix = query_prefix
+        self.passage_prefix = passage_prefix
+
+    def __getattr__(self, name: str) -> Any:  # name, backend, max_seq_length, precision …
+        return getattr(self.inner, name)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed([self.passage_prefix + text for text in texts])
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed([self.query_prefix + text for text in texts])
+
+
+def embed_queries(embedder: Any, texts: Sequence[str]) -> np.ndarray:
+    """Vectors of search queries: with the query prefix of an embedder that has one."""
+    marked = getattr(embedder, "embed_queries", None)
+    return marked(texts) if marked is not None else embedder.embed(texts)
+
+
+def _make_embedder(
+    settings: EmbeddingSettings, on_export: Callable[[str], None] | None = None
+) -> Embedder:
     if settings.provider == "openai":
         return _server_embedder(settings)
     if settings.backend == "torch" or settings.device != "cpu":

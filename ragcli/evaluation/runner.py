@@ -112,6 +112,7 @@ def run_eval(
     import time
 
     from ragcli import wiring
+    from ragcli.languages.coverage import embedder_languages
     from ragcli.retrieval.retriever import Retriever
 
     dataset = load_beir(Path(dataset_dir), split)
@@ -140,6 +141,7 @@ def run_eval(
         collection,
         lexical=ingestor.lexical,
         options=settings.retrieval,
+        languages=embedder_languages(settings.embedding),
     )
     for mode in retrievers:
         started = time.perf_counter()

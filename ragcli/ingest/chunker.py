@@ -26,6 +26,7 @@ from ragcli.blocks.render import fenced, render_block
 from ragcli.embedding.wordpieces import TokenCounter
 from ragcli.ingest.loaders import Section
 from ragcli.ingest.loaders.base import compact_rows, rows_locator, spans_locator
+from ragcli.languages.detect import detect_languages
 from ragcli.models import LEAD_IN_END, heading_line
 
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
@@ -87,7 +88,7 @@ class Chunker:
     def iter_chunks(self, sections: Iterable[Section]) -> Iterator[Chunk]:
         """Chunks one section at a time, for files too large to hold in memory."""
         for section in sections:
-            yield from self._chunk_section(section)
+            yield from with_languages(self._chunk_section(section))
 
     def _chunk_section(self, section: Section) -> list[Chunk]:
         text = LONG_WORD.sub(_break_long_word, section.text.strip())
@@ -370,6 +371,15 @@ class Chunker:
         # Its policy statements, for tos mode's triplets signal (offline, deterministic).
         extra[triplets.METADATA_KEY] = triplets.encode(triplets.extract(text))
         return Chunk(text, total, method, section.page, section.heading, extra)
+
+
+def with_languages(chunks: list[Chunk]) -> list[Chunk]:
+    """Each chunk's language as its metadata `language` (languages/detect.py), where the
+    detector is sure of one: its BM25 analyzer, and `ragcli status`'s language mix."""
+    for chunk, language in zip(chunks, detect_languages([c.text for c in chunks]), strict=True):
+        if language:
+            chunk.extra["language"] = language
+    return chunks
 
 
 def _introduced_code(last: Piece, opening: list[Piece]) -> str:

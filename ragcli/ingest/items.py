@@ -7,6 +7,7 @@ the manifest, removals and crash points."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +56,8 @@ class Item:
     # Being parsed (the file, and what waits for its chunks): the source's `finish` fills
     # `chunks` from it before the item is written.
     parsing: tuple[Path, Callable[[], Any]] | None = None
+    # Its chunks per language as they are written (the manifest's `languages`).
+    languages: Counter[str] = field(default_factory=Counter)
 
     def chunk_count(self) -> int:
         return len(self.copied.ids) if self.copied else len(self.chunks)

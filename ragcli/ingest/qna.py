@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ragcli.embedding.wordpieces import TokenCounter
-from ragcli.ingest.chunker import Chunk
+from ragcli.ingest.chunker import Chunk, with_languages
 from ragcli.ingest.loaders import LoadError, read_text
 from ragcli.ingest.loaders.encoding import decode
 from ragcli.ingest.loaders.tables import cell_text
@@ -389,4 +389,4 @@ def qna_chunks(
                 extra=extra,
             )
         )
-    return chunks, loaded.notes()
+    return with_languages(chunks), loaded.notes()

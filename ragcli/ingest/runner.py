@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -112,6 +113,12 @@ ProgressFn = Callable[[int, int, int], None]  # entries done, entries total, chu
 
 def chunk_id(key: str, sha256: str, index: int) -> str:
     return hashlib.sha256(f"{key}\0{sha256}\0{index}".encode()).hexdigest()[:32]
+
+
+def language_mix(counts: Counter[str]) -> str:
+    """A file's chunks per language as the manifest keeps them: "de:12,en:3" ("" for
+    chunks whose language was not detected: "?")."""
+    return ",".join(f"{language or '?'}:{n}" for language, n in counts.most_common())
 
 
 def _now() -> str:
@@ -439,6 +446,7 @@ class Ingestor:
                 {**meta, "chunk_id": new_id, "source_file": item.key, "processed_at": now}
                 for meta, new_id in zip(chunks.metadatas, item_ids, strict=True)
             ]
+            item.languages.update(str(meta.get("language") or "") for meta in chunks.metadatas)
             report.chunks_reused += total
         self.writer.upsert(collection, ids, texts, vectors, metadatas, copied_from=origins)
 
@@ -562,6 +570,7 @@ class Ingestor:
             }
             for i, chunk in enumerate(chunks)
         ]
+        item.languages.update(str(meta.get("language") or "") for meta in metadatas)
         return ids, metadatas
 
     def _finish_files(
@@ -598,6 +607,7 @@ class Ingestor:
                     item.pages,
                     now,
                     reading_of(item.file_type),
+                    language_mix(item.languages),
                 )
             )
             report.chunks_added += count

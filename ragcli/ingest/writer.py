@@ -70,7 +70,8 @@ class StoreWriter:
         if self.lexical and copied_from is not None:
             self.lexical.copy(collection, ids, copied_from, texts)
         elif self.lexical:
-            self.lexical.upsert(collection, ids, texts)
+            languages = [str(meta.get("language") or "") for meta in metadatas]
+            self.lexical.upsert(collection, ids, texts, languages)
 
     def delete_chunks(self, collection: str, ids: list[str]) -> None:
         """The one place chunks leave the store: every index of chunks deletes them here."""

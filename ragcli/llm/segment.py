@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
+import regex
+
 from ragcli.blocks.markdown import read_markdown
 from ragcli.blocks.model import Block, CodeBlock, Heading, ListItem, Paragraph, Table, flat
 from ragcli.blocks.render import fenced
@@ -45,10 +47,17 @@ WHOLE_ITEM_CHARS = 300
 # Where a sentence may end: after . ! or ?, or after one and a closing bracket or quote
 # (straight or curly: "… a newline.)", "… said “stop.”"). The support check's answer
 # boundary (pipeline/support.py) starts from the same stops.
-AFTER_STOP = r"(?:(?<=[.!?])|(?<=[.!?][)\]\"'”’]))"
-# A sentence ends at such a stop before a capital, a digit, a quote or a bracket: "e.g.
-# the" and "3.5 times" stay whole.
-SENTENCE_END = re.compile(rf"{AFTER_STOP}{NOT_AFTER_ABBREVIATION}\s+(?=[\"'(\[`*“‘]?[A-Z0-9])")
+# Hindi's danda (।) and the Arabic question mark (؟) are such stops too.
+AFTER_STOP = r"(?:(?<=[.!?।؟])|(?<=[.!?।؟][)\]\"'”’]))"
+# A sentence ends at such a stop before a capital (any script's), a digit, a quote or a
+# bracket, or a letter of a script without capitals (Arabic, Devanagari): "e.g. the" and
+# "3.5 times" stay whole. Chinese and Japanese end one at 。！？ with no space after it,
+# and Thai, which has no full stop, at a space between Thai words.
+SENTENCE_END = regex.compile(
+    rf"{AFTER_STOP}{NOT_AFTER_ABBREVIATION}\s+(?=[\"'(\[`*“‘]?[\p{{Lu}}\p{{Lo}}0-9])"
+    r"|(?<=[。！？][」』”’）)]?)\s*(?=\S)"
+    r"|(?<=\p{Thai})\s+(?=\p{Thai})"
+)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragcli.config import Settings
+from ragcli.languages.coverage import uncovered_note
 from ragcli.llm.base import LLMBackend
 from ragcli.models import AnswerType, RetrievedChunk, Usage
 from ragcli.pipeline.budget import Budget
@@ -48,6 +49,13 @@ class RunContext:
             return {}
         return {"on_token": self.on_token}
 
+    def coverage_notes(self) -> list[str]:
+        """The note a run whose query the embedder does not cover ends with, once."""
+        uncovered = getattr(self.retriever, "uncovered", None)
+        if not uncovered:
+            return []
+        return [uncovered_note(self.retriever.embedder.name, uncovered)]
+
     def result(
         self,
         answer: str,
@@ -66,7 +74,7 @@ class RunContext:
             trace_id=self.trace.id,
             answer_type=answer_type,
             # A guard rail that stopped a loop is always said in the output.
-            notes=list(notes or []) + self.budget.stops,
+            notes=list(notes or []) + self.budget.stops + self.coverage_notes(),
             backend=BackendInfo(**self.trace.backend),
             # A source whose rows the answer quotes is cited by them ("Prices, row 42").
             sources=cite_quoted_rows(answer, sources),

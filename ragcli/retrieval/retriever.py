@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 import numpy as np
 
-from ragcli.embedding.embedder import Embedder
+from ragcli.embedding.embedder import Embedder, embed_queries
 from ragcli.errors import ConfigError, RagcliError
+from ragcli.languages.coverage import BUNDLED_LANGUAGES, covers
+from ragcli.languages.detect import detect_query
 from ragcli.models import ChunkMetadata, RetrievedChunk
 from ragcli.retrieval import expansion
 from ragcli.retrieval.expansion import Hyde, Ranking
@@ -52,6 +54,8 @@ class Retriever:
         options: Any = None,  # RetrievalSettings: fusion method, weights, candidate depth
         scope: Callable[[str], Scope] | None = None,  # a filter's files in a collection
         heading_embedder: Any = None,  # embeds heading paths (default: `embedder`)
+        # The languages the embedder covers (languages/coverage.py); None: every one.
+        languages: Collection[str] | None = BUNDLED_LANGUAGES,
     ):
         self.store = store
         self.embedder = embedder
@@ -68,6 +72,10 @@ class Retriever:
         self._allowed: dict[str, set[str]] = {}
         self._locations: dict[str, list[Location] | None] = {}
         self._heading_vectors = HeadingVectors(heading_embedder or embedder)
+        self.languages = languages
+        # The languages of queries this retriever ranked mostly by BM25, because the
+        # embedder does not cover them: a run says so once (RunContext.result, search).
+        self.uncovered: set[str] = set()
 
     def scope(self, collection: str | None = None) -> Scope | None:
         """The files the filter admits in a collection (resolved once per retriever), or
@@ -140,7 +148,7 @@ class Retriever:
         if scope is not None and scope.empty:
             return []  # the filter admits nothing here: never widened to everything
         where = scope.where() if scope is not None else None
-        vector = self.embedder.embed([query])[0]  # every chunk is scored by the question
+        vector = embed_queries(self.embedder, [query])[0]  # every chunk is scored by the question
         ranking = Ranking(vector, query)
         if hyde is not None:
             passage = self.embedder.embed([hyde.passage])[0]
@@ -198,7 +206,7 @@ class Retriever:
             dense, bm25 = self.candidate_scores(
                 name, ranking.keywords, ranking.vector, depth, index, where, allowed
             )
-            first = dict(self._fuse(dense, bm25))
+            first = dict(self._fuse(dense, bm25, self.dense_weight(ranking.keywords, index)))
         best = sorted(first, key=first.__getitem__, reverse=True)[: expansion.FEEDBACK_CHUNKS]
         if not best:
             return ranking
@@ -219,8 +227,25 @@ class Retriever:
             ]
         return Ranking(vector, ranking.keywords)
 
-    def _fuse(self, dense: dict[str, float], bm25: dict[str, float]) -> list[tuple[str, float]]:
-        weights = {"dense": self.options.dense_weight, "bm25": 1.0 - self.options.dense_weight}
+    def dense_weight(self, query: str, index: Any) -> float:
+        """The fusion's dense weight for a query: retrieval.dense_weight, or
+        retrieval.uncovered_dense_weight when the query's language (told among the
+        collection's main languages) is one the embedder does not cover."""
+        language = self.query_language(query, index)
+        if covers(self.languages, language):
+            return self.options.dense_weight
+        self.uncovered.add(language)
+        return self.options.uncovered_dense_weight
+
+    def query_language(self, query: str, index: Any) -> str:
+        """The query's language among the collection's main languages ("" when the index
+        knows none: one built before languages)."""
+        return detect_query(query, index.main_languages() if index is not None else [])
+
+    def _fuse(
+        self, dense: dict[str, float], bm25: dict[str, float], dense_weight: float
+    ) -> list[tuple[str, float]]:
+        weights = {"dense": dense_weight, "bm25": 1.0 - dense_weight}
         if self.options.fusion == "rrf":
             return reciprocal_rank_fusion(
                 {"dense": list(dense), "bm25": list(bm25)}, k=self.options.rrf_k, weights=weights
@@ -246,7 +271,7 @@ class Retriever:
         )
         headings = self._headings(name, dense_scores, ranking.vector)
         ranked = lifted(dense_scores, headings, self.options.heading_weight)
-        fused = self._fuse(ranked, bm25_scores)[:top_k]
+        fused = self._fuse(ranked, bm25_scores, self.dense_weight(keywords, index))[:top_k]
         # Both component scores for every returned chunk (rrf: also where one retriever
         # did not rank it within its candidates).
         by_id = {c.chunk_id: c for c in self._fetch(name, [i for i, _ in fused], vector)}
@@ -341,7 +366,7 @@ class Retriever:
     def fetch(self, query: str, ids: list[str], collection: str | None = None):
         """Chunks by id, in the order given, scored by cosine with `query` as search scores
         them (a signal lifting chunks the search did not return)."""
-        vector = self.embedder.embed([query])[0]
+        vector = embed_queries(self.embedder, [query])[0]
         return self._fetch(collection or self.collection, ids, vector)
 
     def locations(self, collection: str | None = None) -> list[Location] | None:

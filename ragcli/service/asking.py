@@ -245,6 +245,7 @@ def search(
 ) -> SearchResult:
     """`ragcli search`: the ranked chunks, no answer and no model call. Files among them
     changed or deleted since their ingest are listed; with `refresh`, refreshed first."""
+    from ragcli.languages.coverage import uncovered_note
     from ragcli.models import RerankReport, SearchHit, SearchResult
 
     if not query.strip():
@@ -284,6 +285,7 @@ def search(
         results=[SearchHit.of(chunk, rank) for rank, chunk in enumerate(chunks, start=1)],
         stale_sources=check_sources(settings, collection, source_files(chunks)),
         refreshed_sources=refreshed,
+        notes=[uncovered_note(search.embedder.name, search.uncovered)] if search.uncovered else [],
         timings_ms={"total": round((time.perf_counter() - started) * 1000, 1)},
     )
 

@@ -51,6 +51,8 @@ def status(settings: Settings) -> dict[str, Any]:
             "chunks": chunks.get(name),
             "files": files.get(name, {}).get("files", 0),
             "last_ingest": files.get(name, {}).get("last_ingest"),
+            # Chunks per language ("?": not detected), for files ingested since detection.
+            "languages": files.get(name, {}).get("languages", {}),
         }
         for name in sorted(set(files) | set(chunks))
     ]

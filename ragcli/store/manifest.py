@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections import Counter
 from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,9 @@ class FileRecord:
     # The version of the reading its chunks were made with (ingest/loaders READINGS): a
     # file read by an older one is read again by the next ingest, though unchanged.
     reading: int = 1
+    # Its chunks' languages and how many of each ("de:12,en:3"; languages/detect.py), for
+    # `ragcli status`; "" for a file ingested before languages were detected.
+    languages: str = ""
 
 
 @dataclass
@@ -70,6 +74,8 @@ class Manifest:
             columns = {row[1] for row in self.db.execute("PRAGMA table_info(files)")}
             if "reading" not in columns:
                 self.db.execute("ALTER TABLE files ADD COLUMN reading INTEGER NOT NULL DEFAULT 1")
+            if "languages" not in columns:
+                self.db.execute("ALTER TABLE files ADD COLUMN languages TEXT NOT NULL DEFAULT ''")
             # The ingest journal: files whose chunks are being written or deleted. A row is
             # written before the first chunk of a file is touched and cleared once every
             # index holding its chunks is durable; rows left by a killed run are repaired by
@@ -130,7 +136,7 @@ class Manifest:
     def _write(self, records: list[FileRecord]) -> None:
         with self.db:
             self.db.executemany(
-                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [astuple(r) for r in records],
             )
 
@@ -237,11 +243,32 @@ def collection_summaries(path: Path) -> dict[str, dict[str, Any]]:
             "SELECT collection, COUNT(*), MAX(ingested_at), SUM(chunk_count) FROM files "
             "GROUP BY collection"
         ).fetchall()
+        mixes = language_mixes(db)
     except sqlite3.Error:
         return {}
     finally:
         db.close()
     return {
-        name: {"files": files, "last_ingest": last, "manifest_chunks": chunks or 0}
+        name: {
+            "files": files,
+            "last_ingest": last,
+            "manifest_chunks": chunks or 0,
+            "languages": mixes.get(name, {}),
+        }
         for name, files, last, chunks in rows
     }
+
+
+def language_mixes(db: sqlite3.Connection) -> dict[str, dict[str, int]]:
+    """Per collection, its chunks per language, most first; a manifest from before
+    languages has none."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(files)")}
+    if "languages" not in columns:
+        return {}
+    mixes: dict[str, Counter[str]] = {}
+    for collection, languages in db.execute("SELECT collection, languages FROM files"):
+        mix = mixes.setdefault(collection, Counter())
+        for part in filter(None, languages.split(",")):
+            language, _, count = part.partition(":")
+            mix[language] += int(count or 0)
+    return {name: dict(mix.most_common()) for name, mix in mixes.items()}

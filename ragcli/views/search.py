@@ -88,12 +88,14 @@ def search_view(result: SearchResult, plain: bool = False, scope: str = "") -> R
 
 
 def stale_notes(result: SearchResult, scope: str = "") -> list[Text]:
-    """The stale-file warning and the note of a --refresh, when there is one."""
+    """The stale-file warning, the note of a --refresh, and the search's own notes (a
+    language the embedder does not cover), each when there is one."""
     notes = (
         stale_warning(result.stale_sources, scope, again="search"),
         refreshed_note(result.refreshed_sources, before="searching"),
     )
-    return [note for note in notes if note is not None]
+    found = [note for note in notes if note is not None]
+    return found + [Text(f"⚠ {note}", style="yellow") for note in result.notes]
 
 
 def _snippet(text: str) -> str:
