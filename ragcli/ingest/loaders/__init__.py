@@ -75,6 +75,7 @@ def _formats() -> dict[str, Format]:
         ".ipynb": Format("ipynb", "notebook:load_notebook"),
         ".rtf": Format("rtf", "richtext:load_rtf"),
         ".odt": Format("odt", "richtext:load_odt"),
+        ".org": Format("org", "org:load_org"),
         # Legacy binary Office formats: named, so they are refused with a reason.
         ".doc": Format("doc", "legacy"),
         ".ppt": Format("ppt", "legacy"),
@@ -167,13 +168,17 @@ def current_options() -> LoadOptions:
     return _options
 
 
+def format_of(path: Path) -> Format | None:
+    return FORMATS.get(path.suffix.lower())
+
+
 def file_type_of(path: Path) -> str | None:
-    found = FORMATS.get(path.suffix.lower())
+    found = format_of(path)
     return found.file_type if found else None
 
 
 def load(path: Path, options: LoadOptions | None = None) -> LoadedFile:
-    found = FORMATS.get(path.suffix.lower())
+    found = format_of(path)
     if found is None:
         raise LoadError(f"unsupported file type {path.suffix or '(none)'}")
     if found.loader == "legacy":
