@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pathspec
 
+from ragcli.ingest.maildir import is_delivery_folder
+
 IGNORE_FILE = ".ragignore"
 
 
@@ -27,7 +29,7 @@ def visible(root: Path, path: Path) -> bool:
         rel = path.relative_to(root)
     except ValueError:
         return False
-    if any(part.startswith(".") for part in rel.parts):
+    if any(part.startswith(".") for part in rel.parts) or is_delivery_folder(path.parent):
         return False
     spec = _ignore_spec(root)
     if spec is None:
@@ -61,6 +63,8 @@ def walk(root: Path) -> Iterator[Path]:
             rel = (rel_dir / name).as_posix() + "/"
             if name.startswith(".") or (spec and spec.match_file(rel)):
                 continue
+            if is_delivery_folder(Path(directory) / name):
+                continue  # a Maildir's deliveries in progress
             kept.append(name)
         dirnames[:] = kept
         for name in sorted(filenames):

@@ -24,6 +24,7 @@ from ragcli.ingest.loaders.base import (
 )
 from ragcli.ingest.loaders.encoding import read_text
 from ragcli.ingest.loaders.text import iter_sections
+from ragcli.ingest.maildir import in_maildir
 
 __all__ = [
     "FORMATS",
@@ -76,9 +77,12 @@ def _formats() -> dict[str, Format]:
         ".rtf": Format("rtf", "richtext:load_rtf"),
         ".odt": Format("odt", "richtext:load_odt"),
         ".org": Format("org", "org:load_org"),
+        ".eml": Format("eml", "mail:load_eml"),
+        ".mbox": Format("mbox", "mail:load_mbox"),
         # Legacy binary Office formats: named, so they are refused with a reason.
         ".doc": Format("doc", "legacy"),
         ".ppt": Format("ppt", "legacy"),
+        ".msg": Format("msg", "legacy"),
     }
     for suffix in (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp", ".gif"):
         table[suffix] = Format("image", "ocr:load_image")
@@ -151,6 +155,7 @@ def reading_of(file_type: str) -> int:
 LEGACY = {
     "doc": "legacy Word 97-2003 .doc is not read (save it as .docx)",
     "ppt": "legacy PowerPoint 97-2003 .ppt is not read (save it as .pptx)",
+    "msg": "Outlook .msg is not read (save the message as .eml, or export the folder as mbox)",
 }
 
 # Set once per process by the service layer from config.yaml (`ingest.ocr`,
@@ -168,7 +173,15 @@ def current_options() -> LoadOptions:
     return _options
 
 
+# A Maildir's message files have no suffix of their own (`1700000000.M1P2.host:2,S`):
+# each file in its cur/ or new/ is read as a message (its tmp/ holds deliveries in
+# progress, which the walker passes over).
+MAILDIR_MESSAGE = Format("eml", "mail:load_eml")
+
+
 def format_of(path: Path) -> Format | None:
+    if in_maildir(path):
+        return MAILDIR_MESSAGE
     return FORMATS.get(path.suffix.lower())
 
 
@@ -216,6 +229,6 @@ def _nothing_read(loaded: LoadedFile) -> LoadError:
 
     if NO_TEXT_LAYER in loaded.notes:
         return LoadError(NO_TEXT_LAYER)
-    if loaded.notes and loaded.file_type in ("pdf", "image"):
+    if loaded.notes and loaded.file_type in ("pdf", "image", "eml", "mbox"):
         return NothingOfItsOwn(loaded.notes[-1])
     return NothingOfItsOwn("no text")
