@@ -11,3 +11,4 @@ cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/pip install -q torch==2.13.0
 .venv/bin/pip install -q -e '.[dev]'
+./scripts/install_asciidoctor.sh  # reads AsciiDoc (a Debian package; docs/ingest.md)

@@ -76,6 +76,8 @@ def _formats() -> dict[str, Format]:
         ".ipynb": Format("ipynb", "notebook:load_notebook"),
         ".rtf": Format("rtf", "richtext:load_rtf"),
         ".odt": Format("odt", "richtext:load_odt"),
+        ".adoc": Format("adoc", "asciidoc:load_asciidoc"),
+        ".asciidoc": Format("adoc", "asciidoc:load_asciidoc"),
         ".org": Format("org", "org:load_org"),
         ".eml": Format("eml", "mail:load_eml"),
         ".mbox": Format("mbox", "mail:load_mbox"),
