@@ -146,7 +146,10 @@ FORMATS = _formats()
 # reST 15: a tab whose body opens with code (sphinx-tabs' `.. tab:: Sync`, sphinx-design's
 #   `.. tab-item::`) reads without its title, as a Markdown content tab does, so the
 #   lead-in before the tabs brings their code.
-READINGS = {"md": 10, "rst": 15, "html": 5, "ipynb": 3, "epub": 4}
+# PDF 2: a table drawn with ruling lines is read as rows (`page 4, table 2, row 7`), its
+#   words no longer also the page's loose text (loaders/pdf_tables.py).
+# AsciiDoc, Org, e-mail (.eml, .mbox, Maildir): read from their first version, 1.
+READINGS = {"md": 10, "rst": 15, "html": 5, "ipynb": 3, "epub": 4, "pdf": 2}
 
 
 def reading_of(file_type: str) -> int:

@@ -27,12 +27,13 @@ def load_pdf(path: Path, options: LoadOptions, stopping: Callable[[], bool]) -> 
     else:
         scanned = [s.page for s in sections if _letters(s.text) < MIN_LETTERS and s.page]
     notes: list[str] = []
+    sections = _with_tables(path, sections, set(scanned), notes, stopping)
     ocr_pages = 0
     if scanned and options.ocr == "off":
         if len(scanned) == pages:
             notes.append(NO_TEXT_LAYER)
     elif scanned:
-        by_page = {s.page: s for s in sections}
+        by_page = {s.page: s for s in sections if not s.rows}  # each page's text, not its tables
         for number, text in _ocr(path, scanned, options, stopping):
             section = by_page[number]
             # OCR replaces a stray text layer, unless the layer said more than OCR read.
@@ -43,6 +44,38 @@ def load_pdf(path: Path, options: LoadOptions, stopping: Callable[[], bool]) -> 
         if ocr_pages:
             notes.insert(0, f"OCR read {ocr_pages} of {pages} pages")
     return LoadedFile("pdf", sections, pages=pages, notes=notes, ocr_pages=ocr_pages)
+
+
+def _with_tables(
+    path: Path,
+    sections: list[Section],
+    scanned: set[int],
+    notes: list[str],
+    stopping: Callable[[], bool],
+) -> list[Section]:
+    """`sections` with each ruled table read as rows after its page's text, and that
+    text without the table's words (pdf_tables.py)."""
+    from ragcli.ingest.loaders.pdf_tables import read_tables, ruled_pages, table_sections
+
+    try:
+        ruled = [n for n in ruled_pages(path, len(sections)) if n not in scanned]
+        found, empty = read_tables(path, ruled, stopping) if ruled else ([], [])
+    except Exception as exc:  # pdfplumber (pdfminer) meets damage pypdf read past
+        notes.append(f"tables not read ({type(exc).__name__}: {str(exc)[:60]}); text kept")
+        return sections
+    if empty:
+        which = ", ".join(str(n) for n in empty)
+        label = "page" if len(empty) == 1 else "pages"
+        notes.append(f"{label} {which}: ruled like a table, but none found (read as text)")
+    tables = {page.number: page for page in found}
+    result: list[Section] = []
+    for section in sections:
+        result.append(section)
+        page = tables.get(section.page or 0)
+        if page is not None:
+            section.text = page.text
+            result += table_sections(section.heading, page.number, page.tables)
+    return result
 
 
 def _letters(text: str) -> int:
