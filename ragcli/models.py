@@ -71,6 +71,11 @@ class ChunkMetadata(BaseModel):
     # the lead-in quotes this code with it (llm/extractive.py). For answers only; sources
     # leave it out.
     continues: str | None = Field(default=None, exclude=True)
+    # A remote root's chunk: its web address (a page's URL with the anchor of its heading,
+    # a repository file's page on its forge) and, from a repository, the commit it was
+    # read at. Absent from files' JSON.
+    url: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    commit: str | None = Field(default=None, exclude_if=lambda v: v is None)
     file_sha256: str | None = None
     created_at: str | None = None
     processed_at: str | None = None

@@ -27,7 +27,10 @@ class Activity:
 
     def begin(self, entries: Sequence[Any]) -> None:
         self.files_total, self.files_done = len(entries), 0
-        self._sizes = [_size(entry) for entry in entries]
+        follow = getattr(entries, "follow", None)
+        if follow is not None:  # a crawl: found as it goes, its total grows with it
+            follow(self)
+        self._sizes = [] if follow else [_size(entry) for entry in entries]
         self.bytes_total = sum(self._sizes)
         self.bytes_read = self.chunks_read = 0
         self.started = time.perf_counter()

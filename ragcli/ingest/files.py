@@ -87,7 +87,8 @@ class FileSource:
         # Parses in worker processes once there are enough files; by default (and with one
         # worker) in the calling thread.
         self.parser = parser or ParsePool(chunker, current_options(), workers=1)
-        self._keys: dict[Path, Path] = {}  # each entry's resolved path, found by entries()
+        # Each entry's key: its resolved path, found by entries() (a repository's: REPO#path).
+        self._keys: dict[Path, Path | str] = {}
 
     def entries(self) -> list[Path]:
         resolve = Resolver()

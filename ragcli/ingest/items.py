@@ -58,6 +58,9 @@ class Item:
     parsing: tuple[Path, Callable[[], Any]] | None = None
     # Its chunks per language as they are written (the manifest's `languages`).
     languages: Counter[str] = field(default_factory=Counter)
+    # Stored with every chunk of the document, copied ones included: a web page's title,
+    # a repository file's commit and web address (ragcli/remote/).
+    metadata: dict[str, Any] = field(default_factory=dict)
 
     def chunk_count(self) -> int:
         return len(self.copied.ids) if self.copied else len(self.chunks)

@@ -77,6 +77,8 @@ class IngestReport:
     files_left: int = 0
     # Pages and images whose text came from OCR, over every file this run stored.
     ocr_pages: int = 0
+    # Each remote root's crawl or fetch: requests, not modified, notes (ragcli/remote/).
+    remote: list[dict[str, Any]] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -100,6 +102,7 @@ class IngestReport:
             "roots": self.roots,
             "gone": self.gone,
             "moved": self.moved,
+            **({"remote": self.remote} if self.remote else {}),
             **({"interrupted": True, "files_left": self.files_left} if self.interrupted else {}),
         }
 
@@ -263,7 +266,8 @@ class Ingestor:
                 close(stopping)  # the parsing processes
         if progress:
             progress(len(entries), len(entries), embedded)
-        gone = self._drop_moved(collection, report, source.gone())
+        moved = getattr(source, "moved", None)  # a site's redirects of stored pages
+        gone = self._drop_moved(collection, report, source.gone(), moved() if moved else [])
         if prune:
             for key, reason in gone:
                 removed = self.writer.remove_file(collection, key, checkpoint=False)
@@ -443,7 +447,13 @@ class Ingestor:
             texts += chunks.texts
             vectors += chunks.vectors
             metadatas += [
-                {**meta, "chunk_id": new_id, "source_file": item.key, "processed_at": now}
+                {
+                    **meta,
+                    "chunk_id": new_id,
+                    "source_file": item.key,
+                    "processed_at": now,
+                    **item.metadata,
+                }
                 for meta, new_id in zip(chunks.metadatas, item_ids, strict=True)
             ]
             item.languages.update(str(meta.get("language") or "") for meta in chunks.metadatas)
@@ -463,7 +473,11 @@ class Ingestor:
         return self._store_batch([fresh], self._embed([fresh]), collection, report)
 
     def _drop_moved(
-        self, collection: str, report: IngestReport, gone: list[tuple[str, str]]
+        self,
+        collection: str,
+        report: IngestReport,
+        gone: list[tuple[str, str]],
+        redirected: list[tuple[str, str]],
     ) -> list[tuple[str, str]]:
         """A path that no longer exists while its content is stored under another, existing
         path was moved or renamed: it leaves the store (nothing is lost, its content lives
@@ -472,7 +486,7 @@ class Ingestor:
 
         Found two ways: the files this run copied from a vanished path, and gone files
         whose content another path holds (a move finished by a run that a kill cut short)."""
-        moves = [(f.copied_from, f.path) for f in report.files if f.copied_from]
+        moves = [(f.copied_from, f.path) for f in report.files if f.copied_from] + redirected
         copied_from = {old for old, _ in moves}
         remaining = []
         for key, reason in gone:
@@ -567,6 +581,7 @@ class Ingestor:
                 "created_at": now,
                 "processed_at": now,
                 **getattr(chunk, "extra", {}),
+                **item.metadata,
             }
             for i, chunk in enumerate(chunks)
         ]

@@ -97,6 +97,7 @@ class Watcher:
         on_change: Callable[[AppliedChange], None],
         stop: threading.Event | None = None,
         on_ready: Callable[[], None] | None = None,
+        on_wake: Callable[[], None] | None = None,
     ):
         self.ingestor = ingestor
         self.roots = [resolved(root) for root in roots]
@@ -107,6 +108,8 @@ class Watcher:
         self.pending: set[Path] = set()  # touched, not yet written (the store was locked)
         self.on_ready = on_ready  # called once the watch is in place and caught up
         self.catch_up = True  # the whole tree is read again once the watch is in place
+        # Called at every wake-up, between bursts: a sync of remote roots when one is due.
+        self.on_wake = on_wake
 
     def wanted(self, _change: object, path: str) -> bool:
         """A change worth a write: under a root, not hidden or ignored, and a file type
@@ -146,6 +149,12 @@ class Watcher:
             if self.on_ready and not self.catch_up:
                 self.on_ready()
                 self.on_ready = None
+            if self.on_wake and not self.stop.is_set():
+                self.writing.set()
+                try:
+                    self.on_wake()
+                finally:
+                    self.writing.clear()
             if self.stop.is_set():
                 return
 

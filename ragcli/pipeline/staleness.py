@@ -31,7 +31,7 @@ def stale_sources(manifest: Manifest, collection: str, paths: Iterable[str]) -> 
     stale: list[StaleSource] = []
     for path in dict.fromkeys(paths):
         record = manifest.get(collection, path)
-        if record is None:
+        if record is None or "://" in path:  # a page or a repository's file: synced, not stat'ed
             continue
         try:
             stat = os.stat(path)

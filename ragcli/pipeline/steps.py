@@ -23,6 +23,8 @@ def chunk_summary(chunk: RetrievedChunk) -> dict[str, Any]:
         "score": chunk.score,
         "component_scores": chunk.component_scores,
         "preview": meta.content_preview or chunk.content[:100],
+        # A page's or a repository file's web address, and the commit that answered.
+        **{key: value for key in ("url", "commit") if (value := getattr(meta, key))},
     }
 
 

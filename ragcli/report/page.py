@@ -135,11 +135,15 @@ def answer_html(result: dict[str, Any], anchor: str) -> str:
     return re.sub(r"\[(\d+)\]", rf'<a class="cite" href="#{anchor}-src-\1">[\1]</a>', text)
 
 
-def _file(path: str) -> str:
-    """The file's name first (what a reader looks for), its folder after, smaller."""
+def _file(path: str, url: str | None = None) -> str:
+    """The file's name first (what a reader looks for), its folder after, smaller; a page
+    or a repository's file links to its web address."""
     folder, _, name = path.rpartition("/")
+    shown = f"<b>{escape(name)}</b>"
+    if url and url.startswith(("https://", "http://")):
+        shown = f'<a href="{escape(url)}" rel="noreferrer">{shown}</a>'
     return (
-        f'<div class="file" title="{escape(path)}"><b>{escape(name)}</b> '
+        f'<div class="file" title="{escape(path)}">{shown} '
         f'<span class="dir">{escape(folder)}/</span></div>'
     )
 
@@ -159,7 +163,7 @@ def sources_html(result: dict[str, Any], anchor: str) -> str:
         preview = meta.get("content_preview") or (source.get("content") or "")[:120]
         rows.append(
             f'<tr id="{anchor}-src-{n}"><td class="num">[{n}]</td>'
-            f"<td>{_file(str(meta.get('source_file', '')))}"
+            f"<td>{_file(str(meta.get('source_file', '')), meta.get('url'))}"
             f'<div class="preview">{escape(preview)}</div></td>'
             f"<td>{escape(_locator(meta))}</td>"
             f'<td class="num">{_num(source.get("score"))}</td>'
@@ -196,7 +200,7 @@ def retrieved_html(trace: Trace) -> str:
             continue
         rows = "".join(
             f"<tr><td class='num'>{_num(c.get('sub'))}</td>"
-            f"<td>{_file(str(c.get('source_file', '')))}</td>"
+            f"<td>{_file(str(c.get('source_file', '')), c.get('url'))}</td>"
             f"<td>{escape(_locator(c))}</td><td class='num'>{_num(c.get('score'))}</td>"
             f"<td>{_pairs(c.get('component_scores') or {})}</td></tr>"
             for c in chunks

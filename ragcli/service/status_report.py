@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ragcli.config import Settings
+from ragcli.remote.state import root_summaries
 from ragcli.store.manifest import collection_summaries
 from ragcli.wiring import store_dir, trace_store
 
@@ -68,6 +69,8 @@ def status(settings: Settings) -> dict[str, Any]:
             "error": chroma_error,
         },
         "collections": collections,
+        # Sites and repositories ingested, each with its last sync (ragcli/remote/).
+        "remote": root_summaries(directory / "manifest.sqlite"),
         "last_ingest": max(ingests) if ingests else None,
         "embedder": {
             "model": settings.embedding.model,

@@ -51,7 +51,9 @@ def sources_table(
     rows: list[list[Cell]] = []
     for number, source in enumerate(sources, start=1):
         meta = source.metadata
-        where = Text(display_path(meta.source_file))
+        where = Text(display_path(meta.url or meta.source_file))
+        if meta.commit and not meta.url:  # a repository without a known forge
+            where.append(f" @ {meta.commit[:12]}", style="dim")
         place = meta.place_under_heading  # a section's, a slide's, a function's name
         if place:
             where.append("\n" + one_line(place), style="dim")

@@ -106,6 +106,7 @@ def ingest_view(report: dict[str, Any], show_repeated: bool = False) -> Renderab
         ("chunks", _chunks_line(report)),
         ("time", f"{report['seconds']:.1f} s"),
     ]
+    lines[2:2] = [_remote_line(root) for root in report.get("remote", [])]
     if report.get("ocr_pages"):  # the slow part of an ingest, and text that may be misread
         lines.insert(2, ("ocr", f"{plural(report['ocr_pages'], 'page')} read by OCR"))
     if report.get("recovered"):
@@ -139,6 +140,10 @@ def ingest_view(report: dict[str, Any], show_repeated: bool = False) -> Renderab
                 style="dim",
             )
         )
+    for root in report.get("remote", []):
+        for note in [*root.get("notes", []), root.get("error") or ""]:
+            if note:
+                parts.append(Text(note, style="yellow"))
     if report.get("moved"):
         moved = report["moved"]
         shown = (
@@ -146,12 +151,13 @@ def ingest_view(report: dict[str, Any], show_repeated: bool = False) -> Renderab
             if len(moved) == 1
             else f"{plural(len(moved), 'file')}"
         )
-        parts.append(
-            Text(
-                f"moved or renamed: {shown} (stored chunks reused, nothing embedded)",
-                style="dim",
-            )
+        redirected = "://" in moved[0]["from"] and "#" not in moved[0]["from"]
+        said = (
+            f"redirected: {shown} (the old address left the store)"
+            if redirected
+            else f"moved or renamed: {shown} (stored chunks reused, nothing embedded)"
         )
+        parts.append(Text(said, style="dim"))
     if report.get("gone"):
         gone = report["gone"]
         folder = _common_folder(gone)
@@ -168,6 +174,19 @@ def ingest_view(report: dict[str, Any], show_repeated: bool = False) -> Renderab
         roots = ", ".join(display_path(r) for r in report.get("roots", [])) or "the paths given"
         parts.append(Text(f"no supported files under {roots}", style="yellow"))
     return Group(*parts)
+
+
+def _remote_line(root: dict[str, Any]) -> tuple[str, Cell]:
+    """A site's requests (a re-sync's all conditional), a repository's commit."""
+    if root["kind"] == "site":
+        asked = f"{plural(root['requests'], 'request')}"
+        if root["conditional"]:
+            asked += f" ({root['conditional']} conditional, {root['not_modified']} not modified)"
+        return "site", f"{root['root']} · {plural(root['found'], 'page')} found · {asked}"
+    commit = (root.get("commit") or "")[:12] or "not fetched"
+    previous = (root.get("previous") or "")[:12]
+    since = f" (was {previous})" if previous and previous != commit else ""
+    return "repository", f"{root['root']} @ {commit}{since}"
 
 
 WATCH_STYLES = {

@@ -80,6 +80,31 @@ def language_mix(languages: dict[str, int], shown: int = 3) -> str:
     return " · ".join(parts)
 
 
+def remote_table(roots: list[dict[str, Any]]) -> FitTable:
+    """Each site and repository with its last sync: its commit or page count, its errors."""
+    columns = [
+        Col("remote root", kind="key"),
+        Col("collection", drop=2),
+        Col("stored", justify="right"),
+        Col("last sync", drop=1),
+        Col("errors", kind="flex"),
+    ]
+    rows: list[list[Cell]] = []
+    for root in roots:
+        kind = "pages" if root["kind"] == "site" else "files"
+        stored = plural(root["documents"], kind[:-1])
+        if root["revision"]:
+            stored += f" @ {root['revision'][:12]}"
+        errors = root.get("errors") or []
+        said = f"{root['failed']} failed: {errors[0]}" if root["failed"] and errors else (
+            errors[0] if errors else "none"
+        )
+        if len(errors) > 1:
+            said += f" (+{len(errors) - 1} more)"
+        rows.append([root["root"], root["collection"], stored, when(root["synced_at"]), said])
+    return FitTable(columns, rows, title="Remote roots")
+
+
 def status_view(data: dict[str, Any]) -> RenderableType:
     parts: list[RenderableType] = [pairs(_settings_lines(data))]
     if data["store"].get("error"):
@@ -89,4 +114,6 @@ def status_view(data: dict[str, Any]) -> RenderableType:
         parts.append(collections_table(data["collections"]))
     else:
         parts.append(Text("no collections yet: run `ragcli ingest PATH`", style="yellow"))
+    if data.get("remote"):  # absent from reports of earlier versions
+        parts.append(remote_table(data["remote"]))
     return Group(*parts)
