@@ -128,5 +128,11 @@ def test_a_local_clone_at_a_ref(tmp_path):
     commit(repo, {"docs/next.md": "# Next\n\nOnly on the next branch.\n"}, "next")
     git("checkout", "-q", "main", cwd=repo)
     ingestor = _ingestor(tmp_path / "store")
-    report = ingest_roots(ingestor, [parse_root(str(repo), git_ref="next")], "docs")
+    root = parse_root(str(repo), git_ref="next")
+    report = ingest_roots(ingestor, [root], "docs")
     assert any(f.path.endswith("#docs/next.md") for f in report.files)
+    # `ragcli rm` takes the repository's URL: every file of it matches.
+    from ragcli.ingest.removal import remove_paths
+
+    removal = remove_paths(ingestor.manifest, "docs", [root.shown])
+    assert len(removal.files) == 4 and removal.dry_run

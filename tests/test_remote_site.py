@@ -106,6 +106,10 @@ def test_a_documentation_site_is_crawled_then_kept_in_step(tmp_path):
         assert site.not_modified == 3
         remote = second.remote[0]
         assert remote["not_modified"] == 3 and remote["conditional"] == 3
+        from ragcli.remote.state import root_summaries
+
+        (synced,) = root_summaries(ingestor.manifest.path)  # what `ragcli status` shows
+        assert (synced["root"], synced["documents"], synced["failed"]) == (root, 3, 0)
 
         # A page edited, one moved (a redirect), one deleted.
         gui = site_dir / "faq" / "gui.html"

@@ -238,11 +238,21 @@ def _sync_when_due(run: Run, remote: list[Any], schedule: Any, as_json: bool) ->
     if not schedule.due():
         return
     from ragcli.errors import RagcliError
+    from ragcli.ingest.cancel import IngestInterrupted, SignalStop
     from ragcli.ingest.watch import AppliedChange, applied_changes
 
     show = _change_printer(as_json)
+
+    def said(first: bool) -> None:
+        common.errors.print("stopping after the write in progress …", style="dim")
+
     try:
-        report = run(roots=remote)
+        with SignalStop(run.ingestor.stop, said):  # Ctrl-C stops the sync, then the watch
+            report = run(roots=remote)
+    except IngestInterrupted as stopped:
+        stored = stopped.report.stored()
+        common.errors.print(f"interrupted: {stored} stored; stopped watching", style="yellow")
+        raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
     except RagcliError as exc:
         show(AppliedChange("error", "", reason=f"{exc} (tried again at the next sync)"))
     else:
@@ -412,8 +422,11 @@ def sync(
 
 def remove(
     paths: Annotated[
-        list[Path],
-        typer.Argument(metavar="PATH", help="Ingested files or folders (may be gone from disk)."),
+        list[str],
+        typer.Argument(
+            metavar="PATH|URL",
+            help="Ingested files or folders (may be gone from disk), pages, sites or repositories.",
+        ),
     ],
     collection: CollectionOpt = None,
     dry_run: Annotated[
@@ -431,5 +444,9 @@ def remove(
     from ragcli.views.rm import removal_view
 
     settings = make_settings(config, store, {"store.collection": collection})
-    data = service.remove(settings, paths, dry_run).to_dict()
+    from ragcli.remote.roots import canonical_url
+
+    named = [canonical_url(p) if p.split("://", 1)[0] in ("http", "https") else p for p in paths]
+    given = [p if "://" in p else Path(p) for p in named]
+    data = service.remove(settings, given, dry_run).to_dict()
     print_json(data) if as_json else common.console.print(removal_view(data))

@@ -28,16 +28,22 @@ class Removal:
 
 
 def _under(record_path: str, root: str) -> bool:
-    return record_path == root or record_path.startswith(root.rstrip("/") + "/")
+    """At or under `root`: a folder's files, a site's pages, a repository's (`REPO#path`)."""
+    return (
+        record_path == root
+        or record_path.startswith(root.rstrip("/") + "/")
+        or record_path.startswith(root + "#")
+    )
 
 
-def match(manifest: Manifest, collection: str, paths: list[Path]) -> list[FileRecord]:
+def match(manifest: Manifest, collection: str, paths: list[Path | str]) -> list[FileRecord]:
     """The ingested files at or under each path. A path that matches nothing is an error
     naming it, and nothing is removed (as `git rm` does)."""
     records = manifest.files(collection)
     chosen: dict[str, FileRecord] = {}
     for path in paths:
-        root = str(path.expanduser().resolve())
+        # A URL (a site's page or prefix, a repository) is matched as written.
+        root = path if isinstance(path, str) else str(path.expanduser().resolve())
         found = [r for r in records if _under(r.path, root)]
         if not found:
             raise RagcliError(
@@ -52,7 +58,7 @@ def match(manifest: Manifest, collection: str, paths: list[Path]) -> list[FileRe
 def remove_paths(
     manifest: Manifest,
     collection: str,
-    paths: list[Path],
+    paths: list[Path | str],
     remove_file: Callable[[str, str], int] | None = None,
 ) -> Removal:
     """Remove every ingested file at or under `paths` with `remove_file(collection, path)`

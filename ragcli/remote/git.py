@@ -154,7 +154,7 @@ class GitSource(FileSource):
         self.tree: list[str] = []
         self.changed: set[str] | None = None  # None: every file is compared by content
 
-    def entries(self) -> list[Path]:  # type: ignore[override]
+    def entries(self) -> list[Path]:
         known = self.state.root(self.collection, self.root.shown)
         self.previous = known.revision if known else ""
         try:

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ragcli.errors import RagcliError
-from ragcli.ingest.items import FileOutcome, Item
+from ragcli.ingest.items import FileOutcome, Item, Source
 from ragcli.ingest.reuse import find_stored_copy
 from ragcli.ingest.runner import STREAM_BYTES, Ingestor, IngestReport, ProgressFn, chunk_id
 from ragcli.remote.fetch import Limits
@@ -163,7 +163,8 @@ def ingest_roots(
             sources.append(_git_source(ingestor, root, collection, state))
     chain = Chain(sources)
     try:
-        report = ingestor.write(chain, collection, prune, progress)
+        # A Source whose entries are sized and iterated, not indexed (a crawl's grow).
+        report = ingestor.write(cast(Source[Any], chain), collection, prune, progress)
     finally:
         state.close()
     report.roots = [str(r) if isinstance(r, Path) else r.shown for r in roots]

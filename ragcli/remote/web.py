@@ -112,7 +112,10 @@ class WebSource:
     def _recall(self, outcome: FileOutcome | Item) -> None:
         """A page skipped or failing as in the last run is said once, in summary, as a
         file is (a broken link, a page robots.txt disallows); one read again is forgotten."""
-        if isinstance(outcome, Item) or outcome.status not in ("skipped", "failed"):
+        if isinstance(outcome, Item):
+            self.manifest.forget_problem(self.collection, outcome.key)
+            return
+        if outcome.status not in ("skipped", "failed"):
             self.manifest.forget_problem(self.collection, outcome.path)
             return
         known = self.manifest.problem(self.collection, outcome.path)

@@ -57,7 +57,7 @@ def refresh_stale(
     return stale
 
 
-def remove(settings: Settings, paths: list[Path], dry_run: bool = False):
+def remove(settings: Settings, paths: list[Path | str], dry_run: bool = False):
     """`ragcli rm`: the files at or under `paths` leave every index, under the store's
     lock. The paths are matched before the store opens, so a typo costs nothing; no
     embedder is loaded at all."""
