@@ -57,10 +57,13 @@ def ingest(
     ] = None,
     depth: Annotated[
         int | None,
-        typer.Option("--depth", min=0, help="A site: follow links at most this many hops."),
+        typer.Option(
+            "--depth", min=0, metavar="N", help="A site: follow links at most N hops."
+        ),
     ] = None,
     max_pages: Annotated[
-        int, typer.Option("--max-pages", min=1, help="A site: stop after this many pages.")
+        int,
+        typer.Option("--max-pages", min=1, metavar="N", help="A site: stop after N pages."),
     ] = 10_000,
     whole_page: Annotated[
         bool,
@@ -75,7 +78,9 @@ def ingest(
     ] = False,
     git_ref: Annotated[
         str | None,
-        typer.Option("--git-ref", help="PATH is a local Git clone: ingest its tree at this ref."),
+        typer.Option(
+            "--git-ref", metavar="REF", help="PATH is a local Git clone: ingest its tree at REF."
+        ),
     ] = None,
     every: Annotated[
         str | None,
