@@ -118,6 +118,8 @@ def test_a_repository_served_over_http_and_one_that_is_unreachable(tmp_path):
     again = ingest_roots(ingestor, [root], "docs", prune=True)
     assert again.remote[0]["error"].startswith(f"git+{server.url}/widget.git:")
     assert "\n" not in again.remote[0]["error"]
+    (failed,) = [f for f in again.files if f.status == "failed"]  # exit code 3, as for files
+    assert failed.path == f"git+{server.url}/widget.git" and "stored is kept" in failed.reason
     assert again.count("removed") == 0
     assert len({m["source_file"] for m in _metas(ingestor)}) == 3
 

@@ -30,6 +30,7 @@ from ragcli.remote.roots import GitRoot
 from ragcli.remote.state import RemoteState, RootSync
 
 GIT_TIMEOUT = 600  # seconds a fetch may take
+UNFETCHED = Path("(repository not fetched)")  # the one entry of a repository that failed
 CREDENTIALS = re.compile(r"(://)[^/@\s]+@")
 
 
@@ -161,7 +162,7 @@ class GitSource(FileSource):
             self.commit = self.checkout.fetch()
         except GitError as failed:
             self.error = str(failed)
-            return []
+            return [UNFETCHED]  # one entry: the repository itself, failed
         self.tree = [p for p in self.checkout.files(self.commit) if self._visible(p)]
         if self.previous and self.previous != self.commit:
             if self.checkout.has(self.previous):
@@ -181,6 +182,9 @@ class GitSource(FileSource):
         return found
 
     def prepare(self, path: Path, find_copy: bool = True) -> FileOutcome | Item:
+        if path is UNFETCHED:  # counted as a failure, as a file that cannot be read is
+            reason = self.error.removeprefix(self.root.shown + ": ")
+            return FileOutcome(self.root.shown, "failed", f"{reason}; what is stored is kept")
         name = path.relative_to(self.checkout.path).as_posix()
         key = self.root.key(name)
         known = self.manifest.get(self.collection, key)

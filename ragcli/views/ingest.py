@@ -141,9 +141,8 @@ def ingest_view(report: dict[str, Any], show_repeated: bool = False) -> Renderab
             )
         )
     for root in report.get("remote", []):
-        for note in [*root.get("notes", []), root.get("error") or ""]:
-            if note:
-                parts.append(Text(note, style="yellow"))
+        for note in root.get("notes", []):  # a repository's error is listed as a failure
+            parts.append(Text(note, style="yellow"))
     if report.get("moved"):
         moved = report["moved"]
         shown = (
