@@ -16,7 +16,7 @@ from typing import Any
 
 from ragcli.ingest.chunker import Chunker
 from ragcli.ingest.items import FileOutcome, Item
-from ragcli.ingest.loaders import FORMATS, LoadError, reading_of
+from ragcli.ingest.loaders import FORMATS, LoadError, NothingOfItsOwn, reading_of
 from ragcli.remote.crawl import Frontier, Scope, Target, is_document, is_page, suffix_of
 from ragcli.remote.fetch import Fetched, Fetcher, FetchError, Limits
 from ragcli.remote.roots import WebRoot, canonical_url
@@ -194,9 +194,10 @@ class WebSource:
                 page_state.links = links
             else:
                 self._read_document(item, body, kind)
-        except LoadError as exc:
+        except LoadError as exc:  # a document with no text of its own is skipped, not failed
             self.state.put_page(self.collection, page_state)
-            return FileOutcome(key, "failed", str(exc))
+            status = "skipped" if isinstance(exc, NothingOfItsOwn) else "failed"
+            return FileOutcome(key, status, str(exc))
         self.state.put_page(self.collection, page_state)
         if stored is not None and stored.sha256 == sha and current:
             return FileOutcome(key, "unchanged", chunks=stored.chunk_count)
