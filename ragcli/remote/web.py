@@ -142,7 +142,8 @@ class WebSource:
         if result.status in (404, 410):
             if stored is not None:
                 self._missing.append((url, f"HTTP {result.status}"))
-                return FileOutcome(url, "skipped", f"HTTP {result.status}: gone from the site")
+                # Not "skipped", which drops a stored document at once: --prune decides.
+                return FileOutcome(url, "gone", f"HTTP {result.status}: gone from the site")
             return FileOutcome(url, "skipped", f"HTTP {result.status} (a broken link)")
         if result.status != 200:
             self._error(f"{url}: HTTP {result.status}")
@@ -170,7 +171,9 @@ class WebSource:
             if key != url and self.manifest.get(self.collection, url) is not None:
                 self._moved.append((url, key))
             if key in self._keys or (key != url and key in self.frontier.seen):
-                return FileOutcome(url, "skipped", f"redirects to {key}, read there")
+                moved = stored is not None  # a stored page moved: it leaves as a move does
+                status = "moved" if moved else "skipped"
+                return FileOutcome(url, status, f"redirects to {key}, read there")
             self.frontier.seen.add(key)
             stored = self.manifest.get(self.collection, key)
         self._keys.add(key)
