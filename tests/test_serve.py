@@ -97,7 +97,7 @@ def test_over_stdio_each_tool_its_schema_a_filter_and_errors_as_tool_errors(samp
     async def scenario() -> None:
         async with Client(stdio_server(sample_store, tmp_path)) as client:
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-            assert set(tools) == {"search", "ask", "sources", "trace"}
+            assert set(tools) == {"search", "ask", "sources", "trace", "get", "list"}
             for tool in tools.values():
                 assert tool.description and tool.output_schema
                 assert tool.annotations and tool.annotations.read_only_hint
@@ -141,6 +141,27 @@ def test_over_stdio_each_tool_its_schema_a_filter_and_errors_as_tool_errors(samp
             }
             assert names == on_disk  # every document of the sample corpus, nothing else
 
+            # Whole documents: a page of the collection, then one document, cut to size.
+            page = (await client.call_tool("list", {"limit": 5})).structured_content
+            assert page["total"] == len(on_disk) and len(page["documents"]) == 5
+            assert page["next_offset"] == 5 and page["documents"][0]["path"].endswith(".pdf")
+            titled = {Path(d["path"]).name: d["title"] for d in page["documents"]}
+            assert titled["backups_and_restore.md"]
+            doc = await client.call_tool("get", {"path": "refund_policy.md", "start": 7, "end": 17})
+            got = doc.structured_content
+            assert got["requested"] == "lines 7–17" and got["note"] is None
+            assert [s["heading"].split(" > ")[-1] for s in got["sections"]] == [
+                "Annual plans",
+                "Monthly plans",
+            ]
+            cut = (
+                await client.call_tool("get", {"path": "terms_of_service.md", "max_chars": 1000})
+            ).structured_content
+            assert cut["shown_chars"] <= 1000 < cut["chars"]
+            assert cut["next"].startswith("terms_of_service.md:") and cut["next"] in cut["note"]
+            absent = await client.call_tool("get", {"path": "nothing.md"})
+            assert absent.is_error and "not an ingested file" in absent.content[0].text
+
             wrong = await client.call_tool("ask", {"question": QUESTION, "mode": "turbo"})
             assert wrong.is_error
             assert all(name in wrong.content[0].text for name in MODES)
@@ -170,7 +191,8 @@ def test_every_structured_result_matches_its_tools_declared_output_schema(sample
             declared = {name: tool.output_schema for name, tool in tools.items()}
 
             calls = [("ask", {"question": QUESTION, "mode": mode}) for mode in MODES]
-            calls += [("search", {"query": "refund"}), ("sources", {})]
+            calls += [("search", {"query": "refund"}), ("sources", {}), ("list", {})]
+            calls += [("get", {"path": "admin_guide.pdf", "start": 2, "end": 2})]
             results = []
             for name, arguments in calls:
                 result = await client.call_tool(name, arguments)

@@ -2,7 +2,7 @@
 
 This module makes the app, its global options and its one-line errors, and lists the
 commands in the order `--help` shows them; each command lives in the module of its group
-(ingest, ask, search, serve, trace, status, evaluate), on top of `options` and `common`.
+(ingest, ask, search, serve, trace, status, show, evaluate), on top of `options` and `common`.
 A `RagcliError` raised by any command is printed once, as one line, by `RagcliGroup`,
 and ends in its exit code.
 
@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperArgument, TyperGroup
 
 from ragcli import __version__
-from ragcli.cli import ask, common, evaluate, ingest, search, serve, status, trace
+from ragcli.cli import ask, common, evaluate, ingest, search, serve, show, status, trace
 from ragcli.errors import ExitCode, RagcliError
 
 
@@ -83,6 +83,7 @@ app.command()(serve.serve)
 app.command()(trace.trace)
 app.command()(status.status)
 app.command()(status.sources)
+app.command()(show.show)
 app.command()(ingest.sync)
 app.command("rm")(ingest.remove)
 app.command()(ask.compare)

@@ -6,6 +6,7 @@
 - maintenance.py: `rm`, the refresh of stale sources, `sync`
 - status_report.py: `ragcli status`
 - traces.py: stored runs and their cost
+- documents.py: whole stored documents (`show`, the MCP tools get and list, `ask --file`)
 - evaluate.py: `eval` and `calibrate`
 
 Each builds what it needs from Settings through ragcli/wiring.py, whose builders are also
@@ -32,6 +33,10 @@ if TYPE_CHECKING:
     from ragcli.service.conversations import continue_conversation as continue_conversation
     from ragcli.service.conversations import new_conversation as new_conversation
     from ragcli.service.conversations import prior_turn as prior_turn
+    from ragcli.service.documents import find_documents as find_documents
+    from ragcli.service.documents import list_documents as list_documents
+    from ragcli.service.documents import read_whole as read_whole
+    from ragcli.service.documents import show_document as show_document
     from ragcli.service.evaluate import calibrate as calibrate
     from ragcli.service.evaluate import eval_dataset as eval_dataset
     from ragcli.service.evaluate import eval_questions as eval_questions
@@ -78,6 +83,10 @@ _HOMES = {
     "continue_conversation": "ragcli.service.conversations",
     "new_conversation": "ragcli.service.conversations",
     "prior_turn": "ragcli.service.conversations",
+    "find_documents": "ragcli.service.documents",
+    "list_documents": "ragcli.service.documents",
+    "read_whole": "ragcli.service.documents",
+    "show_document": "ragcli.service.documents",
     "calibrate": "ragcli.service.evaluate",
     "eval_dataset": "ragcli.service.evaluate",
     "eval_questions": "ragcli.service.evaluate",

@@ -350,6 +350,33 @@ class VectorStore:
         except Exception as exc:  # a damaged index or an unreachable server
             raise RagcliError(f"vector store {self.location}: query failed: {exc}") from None
 
+    def file_chunks(self, name: str, source_files: list[str]) -> list[tuple[str, dict]]:
+        """Text and metadata of every chunk of these files (`ragcli show`, whole-document
+        answers), in no particular order: the caller sorts by chunk_index."""
+        collection = self.collection(name)
+        if collection is None or not source_files:
+            return []
+        where = (
+            {"source_file": source_files[0]}
+            if len(source_files) == 1
+            else {"source_file": {"$in": source_files}}
+        )
+        got = collection.get(where=where, include=["documents", "metadatas"])
+        return [
+            (text, dict(meta or {}))
+            for text, meta in zip(got["documents"], got["metadatas"], strict=True)
+        ]
+
+    def first_chunks(self, name: str, source_files: list[str]) -> dict[str, dict]:
+        """Each file's first chunk's metadata (its title, heading, the document's own
+        keys), by path: what a listing of documents shows."""
+        collection = self.collection(name)
+        if collection is None or not source_files:
+            return {}
+        where = {"$and": [{"source_file": {"$in": source_files}}, {"chunk_index": 0}]}
+        got = collection.get(where=where, include=["metadatas"])
+        return {str(meta["source_file"]): dict(meta) for meta in got["metadatas"] if meta}
+
     def get(self, name: str, ids: list[str]) -> list[RetrievedChunk]:
         collection = self.collection(name)
         if collection is None or not ids:
