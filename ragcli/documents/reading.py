@@ -132,6 +132,7 @@ def bounded(document: StoredDocument, max_chars: int, request: Request) -> Store
     if len(document.text) <= max_chars:
         return document
     unit = document_unit(document)
+    end: int | None
     if unit is None:
         sections, resume, end = _first_lines(document, max_chars, request)
     else:
