@@ -22,6 +22,7 @@ ALLOWED_RAGCLI = {
     "ragcli.cli.options",
     "ragcli.cli.search",
     "ragcli.cli.serve",
+    "ragcli.cli.show",
     "ragcli.cli.status",
     "ragcli.cli.trace",
     "ragcli.completion",
