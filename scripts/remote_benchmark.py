@@ -5,9 +5,8 @@ the same HTML files ingested from disk.
 
 - pages per second, crawl and embed, against the same pages from disk (a ratio);
 - an unchanged re-sync: seconds, requests, how many conditional, how many 304;
-- boilerplate left in stored chunks, with and without main-content extraction: the share
-  of chunk text (characters, heading lines left out) that is not in the page's own body
-  (Sphinx's `role="main"` element);
+- boilerplate left in stored chunks, with and without main-content extraction: the chunks
+  holding the pages' sidebar and footer words, and the share of characters in such lines;
 - what each extractor keeps of a page body's headings, code blocks and tables;
 - how-to answers (scripts/data/python_howto_questions.yaml, the offline backend) over the
   crawled site against the files.
@@ -74,21 +73,30 @@ def normal(text: str) -> str:
     return " ".join(re.sub(r"[`*_|#>\[\]()¶-]", " ", text).split()).lower()
 
 
-def boilerplate_share(ingestor, pages: dict[str, str]) -> float:
-    """Characters of stored chunk lines not found in their page's body, over all."""
-    data = ingestor.store.collection("docs").get(include=["documents", "metadatas"])
-    outside = total = 0
-    for text, meta in zip(data["documents"], data["metadatas"], strict=True):
-        body = pages.get(meta["source_file"], "")
-        for line in text.splitlines():
-            if not line.strip() or line.startswith("# "):
-                continue
-            size = len(line)
-            total += size
-            words = normal(line)
-            if words and words not in body:
-                outside += size
-    return outside / total if total else 0.0
+# What Python's pages hold around their content (sidebar, related bar, footer).
+BOILERPLATE = (
+    "Previous topic",
+    "Next topic",
+    "This Page",
+    "Report a Bug",
+    "Show Source",
+    "Quick search",
+    "Copyright",
+    "Navigation",
+    "Theme Auto Light Dark",
+)
+
+
+def boilerplate_share(ingestor, pages: dict[str, str]) -> dict[str, float]:
+    """Stored chunks holding the pages' sidebar or footer words, and the share of the
+    characters in such lines."""
+    del pages
+    data = ingestor.store.collection("docs").get(include=["documents"])
+    texts = data["documents"]
+    total = sum(len(t) for t in texts) or 1
+    lines = sum(len(x) for t in texts for x in t.splitlines() if any(w in x for w in BOILERPLATE))
+    holding = sum(1 for t in texts if any(w in t for w in BOILERPLATE))
+    return {"chunks": len(texts), "holding": holding, "chars": round(lines / total, 4)}
 
 
 def extractor_fidelity(pages: list[Path]) -> dict[str, dict[str, float]]:
@@ -185,7 +193,7 @@ def main() -> int:
             }
             bodies = {f"{url}{p.name}": body_text(p.read_text(encoding="utf-8")) for p in pages}
             bodies[url] = bodies.get(f"{url}index.html", "")
-            figures["boilerplate_main_content"] = round(boilerplate_share(ingestor, bodies), 4)
+            figures["boilerplate_main_content"] = boilerplate_share(ingestor, bodies)
             ingestor.close()
             server.reset_counts()
             ingestor, again, seconds = crawl(work / "crawled", url)
@@ -199,7 +207,7 @@ def main() -> int:
             }
             ingestor.close()
             whole, _, _ = crawl(work / "whole", url, main_content=False, embed=False)
-            figures["boilerplate_whole_page"] = round(boilerplate_share(whole, bodies), 4)
+            figures["boilerplate_whole_page"] = boilerplate_share(whole, bodies)
             whole.close()
         from ragcli import service
 
