@@ -6,6 +6,7 @@ from __future__ import annotations
 from ragcli.ingest.loaders import load
 from ragcli.ingest.loaders.base import LoadOptions
 from ragcli.ingest.loaders.pdf import load_pdf
+from ragcli.llm.segment import is_row_line
 from tests.support.common import ROOT
 
 DATA = ROOT / "tests" / "data" / "formats" / "pdf"
@@ -31,14 +32,15 @@ def test_merged_cells_are_read_in_every_place_they_cover():
     (table,) = [s for s in loaded.sections if s.rows]
     continent, capital, currency = table.text.split("\n")[:3]
     assert continent == (
-        "Continent; Indonesia: Asia; Germany: Europe; Austria: Europe; France: Europe; "
+        "A: Continent; Indonesia: Asia; Germany: Europe; Austria: Europe; France: Europe; "
         "Vatican: Europe"  # "Europe" spans four columns
     )
-    assert capital.startswith("Capital; Indonesia: Jakarta; Germany: Berlin; Austria: Vienna")
+    assert capital.startswith("A: Capital; Indonesia: Jakarta; Germany: Berlin; Austria: Vienna")
     assert currency == (
-        "Currency; Indonesia: Rupia; Germany: EUR (€); Austria: EUR (€); France: EUR (€); "
+        "A: Currency; Indonesia: Rupia; Germany: EUR (€); Austria: EUR (€); France: EUR (€); "
         "Vatican: -"
     )
     assert table.rows == (1, 2, 3, 4) and table.page == 1
+    assert all(is_row_line(line) for line in table.text.split("\n"))  # answers quote rows
     assert "Jakarta" not in loaded.sections[0].text
     assert "Namespaces are one honking great idea" in loaded.sections[0].text

@@ -21,7 +21,7 @@ from typing import Any
 
 from ragcli.ingest.loaders.base import Section, rows_locator
 from ragcli.ingest.loaders.sheets import SECTION_CHARS
-from ragcli.ingest.loaders.tables import cell_text, row_line
+from ragcli.ingest.loaders.tables import cell_text, header_names, row_line
 
 # A page is given to pdfplumber when its drawing could rule a table: at least this many
 # distinct horizontal and vertical rules (a table of two rows and two columns has three
@@ -197,7 +197,9 @@ def table_sections(
     for index, rows in enumerate(tables, start=1):
         name = f"page {number}, table {index}"
         title = f"{heading} > {name}" if heading else name
-        header = rows[0]  # a blank corner cell names nothing: its column names the rows
+        # A blank header cell is named by its column's letter, as a sheet's is: a row's
+        # first field then reads `A: Population`, which answers quote as a row.
+        header = header_names(rows[0])
         lines: list[str] = []
         numbers: list[int] = []
         size = 0
