@@ -44,6 +44,25 @@ def test_inline_markup_is_rendered_to_text():
     assert doc.blocks == [Paragraph("Use the client with care, `httpx.Client()` and Ctrl-C.")]
 
 
+def test_code_spans_keep_their_brackets_and_unresolved_references_read_as_their_text():
+    """An unresolved reference link (`[dict][]`, mkdocs-autorefs') reads as its text; a
+    code span that indexes an array or a dict is code, never taken for one (it read
+    `grid0` and `d"a"`)."""
+    doc = read_markdown(
+        '[a]: https://x.org\n\nRead a cell with `grid[0][1]` and `d["a"]["b"]`; see '
+        "[`model_dump()`][pydantic.BaseModel.model_dump], [dict][] and [the docs][a].\n"
+    )
+    assert doc.blocks == [
+        Paragraph(
+            'Read a cell with `grid[0][1]` and `d["a"]["b"]`; see `model_dump()`, dict and '
+            "the docs."
+        )
+    ]
+    assert read_markdown("## Index with `m[i][j]`\n\nText.").blocks[0].title == (
+        "Index with `m[i][j]`"
+    )
+
+
 def test_admonitions_blocks_and_callouts_are_admonitions():
     text = (
         '!!! note "Mind the pool"\n    Close the client.\n\n'

@@ -90,10 +90,6 @@ MYST_CODE = frozenset({*CODE_DIRECTIVES, "code-cell"})
 MYST_SILENT = SILENT | {"contents"}
 MYST_REST = frozenset({"eval-rst", "eval-rest"})
 ReadRest = Callable[[str], list[Block]]
-# A reference link whose definition is not in the page (`[`complex`][]`,
-# `[text][pydantic.main.BaseModel]`: mkdocs-autorefs resolves them from API pages the
-# sources do not hold). CommonMark leaves it as written; it reads as its text.
-UNRESOLVED_REFERENCE = re.compile(r"\[([^\[\]\n]+)\]\[([^\[\]\n]*)\]")
 # pymdownx tabs hold alternatives of the same content (a Python 3.10+ version and a 3.7+
 # one): their blocks are read in place, not as an admonition.
 TRANSPARENT = frozenset({"tab", "html", "div"})
@@ -176,6 +172,7 @@ def _parser(indented_code: bool, myst: bool = False) -> MarkdownIt:
     # (sphinx_names.py), and a directive as a fence of backticks or colons named in
     # braces: :::{note}.
     md.inline.ruler.before("backticks", "myst_role", _myst_role)
+    md.inline.ruler.after("link", "unresolved_reference", _unresolved_reference)
     md.block.ruler.before(
         "fence",
         "colon_fence",
@@ -210,6 +207,31 @@ def _myst_role(state: StateInline, silent: bool) -> bool:
     if state.src[state.pos] != "{" or not MYST_ROLE_START.match(state.src, state.pos):
         return False
     return bool(myst_role(state, silent))
+
+
+def _unresolved_reference(state: StateInline, silent: bool) -> bool:
+    """A full or collapsed reference link whose definition is not in the page
+    (`[`complex`][]`, `[text][pydantic.main.BaseModel]`: mkdocs-autorefs resolves them from
+    API pages the sources do not hold) reads as its text. CommonMark leaves it as written;
+    tried after the link rule, so a defined reference is a link. Read here, on the source,
+    so that a code span's brackets (`grid[0][1]`) are never taken for one."""
+    start = state.pos
+    if state.src[start] != "[":
+        return False
+    label_end = state.md.helpers.parseLinkLabel(state, start, True)
+    after = label_end + 1
+    if label_end < 0 or after >= state.posMax or state.src[after] != "[":
+        return False
+    reference_end = state.src.find("]", after + 1, state.posMax)
+    if reference_end < 0 or "[" in state.src[after + 1 : reference_end]:
+        return False
+    if not silent:
+        old_max = state.posMax
+        state.pos, state.posMax = start + 1, label_end
+        state.md.inline.tokenize(state)
+        state.posMax = old_max
+    state.pos = reference_end + 1
+    return True
 
 
 def _myst_colon_fence(state: StateBlock, start: int, end: int, silent: bool) -> bool:
@@ -615,7 +637,7 @@ def _inline(node: _Node) -> str:
     for child in node.children:
         if child.type == "inline":
             _render_inline(child.token.children or [], parts)
-    return UNRESOLVED_REFERENCE.sub(r"\1", "".join(parts)).strip()
+    return "".join(parts).strip()
 
 
 def _inline_source(node: _Node) -> str:
@@ -652,7 +674,7 @@ def _text(source: str) -> str:
     for token in _parser(False).parseInline(source):
         if token.type == "inline":
             _render_inline(token.children or [], parts)
-    return " ".join(UNRESOLVED_REFERENCE.sub(r"\1", "".join(parts)).split())
+    return " ".join("".join(parts).split())
 
 
 def _paragraph(text: str, source: str) -> list[Block]:
