@@ -314,3 +314,25 @@ def test_an_include_after_a_lead_in_is_not_kept_for_it(counter):
     )
     assert first.text.endswith(lead_in) and "docs_src/upload.py" in second.text
     assert "continues" not in first.extra
+
+
+def test_a_chunk_opening_inside_a_nested_list_writes_its_items_from_the_margin(counter):
+    """The items of a chunk cut from a long nested list nest relative to its first one: a
+    chunk opening with a second-level item written eight spaces in read as an indented
+    code block (pydantic's migration guide, the Rust book's summary)."""
+    from ragcli.blocks.markdown import read_markdown
+
+    items = "\n".join(
+        f"        - Item {i} of the list, a sentence about `model[{i}]` and its values."
+        for i in range(40)
+    )
+    text = f"# Guide\n\n- Top\n    - Middle\n{items}\n- Back at the top\n"
+    chunks = Chunker(counter).chunk(markdown_sections(text))
+    assert len(chunks) > 2
+    for chunk in chunks:
+        body = chunk.text.split("\n\n", 1)[1]
+        assert not body.startswith(" "), chunk.text
+        blocks = read_markdown(body).blocks
+        assert blocks and all(isinstance(b, ListItem) for b in blocks), chunk.text
+    last = read_markdown(chunks[-1].text.split("\n\n", 1)[1]).blocks
+    assert last[-1] == ListItem("Back at the top", "-", 0) and last[0].depth == 0

@@ -61,6 +61,10 @@ class Piece:
     # A code block, whole or a fenced part of one, that shows code (not an include's
     # reference): what a lead-in ending the chunk before it introduces.
     code: bool = False
+    # A list item's first piece: the item's depth in its list. A chunk indents its items
+    # relative to its first (_joined): one opening with a nested item written at that
+    # depth's indent would read as an indented code block.
+    depth: int | None = None
 
 
 @dataclass
@@ -214,6 +218,8 @@ class Chunker:
                 pieces.extend(self._prose(text, budget, separator))
             for piece in pieces[start:]:
                 piece.lines = piece.lines or span
+            if isinstance(block, ListItem) and len(pieces) > start:
+                pieces[start].depth = block.depth
         return pieces
 
     def _code_parts(
@@ -393,10 +399,27 @@ def _introduced_code(last: Piece, opening: list[Piece]) -> str:
 
 
 def _joined(pieces: list[Piece]) -> str:
-    parts = [pieces[0].text]
-    for piece in pieces[1:]:
-        parts.append(piece.separator)
-        parts.append(piece.text)
+    """The pieces of a chunk as its text; list items nest relative to the item before, and
+    a list after other blocks starts at the margin, as render.render writes them."""
+    parts: list[str] = []
+    previous: int | None = None  # the depth of the item being written, None outside a list
+    indent = 0
+    for piece in pieces:
+        if parts:
+            parts.append(piece.separator)
+        text = piece.text
+        if piece.depth is not None:
+            if previous is None:
+                indent = 0
+            elif piece.depth > previous:
+                indent += 1
+            else:
+                indent = max(0, indent - (previous - piece.depth))
+            text = "    " * indent + text.lstrip(" ")
+            previous = piece.depth
+        elif piece.separator != " ":  # a block, not the next sentence of an item
+            previous = None
+        parts.append(text)
     return "".join(parts)
 
 
