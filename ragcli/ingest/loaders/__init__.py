@@ -149,7 +149,10 @@ FORMATS = _formats()
 # PDF 2: a table drawn with ruling lines is read as rows (`page 4, table 2, row 7`), its
 #   words no longer also the page's loose text (loaders/pdf_tables.py).
 # AsciiDoc, Org, e-mail (.eml, .mbox, Maildir): read from their first version, 1.
-READINGS = {"md": 10, "rst": 15, "html": 5, "ipynb": 3, "epub": 4, "pdf": 2}
+# Markdown 11: a code span's brackets are kept (`grid[0][1]` had read `grid0` where an
+#   unresolved reference link was rewritten over the rendered text); a chunk cut inside a
+#   nested list writes its items from the margin (it read as an indented code block).
+READINGS = {"md": 11, "rst": 15, "html": 5, "ipynb": 3, "epub": 4, "pdf": 2}
 
 
 def reading_of(file_type: str) -> int:
