@@ -17,9 +17,11 @@ from ragcli.errors import ConfigError
 from ragcli.models import ChunkMetadata
 from ragcli.store.manifest import FileRecord
 
-# The chunk metadata the store writes itself; any other key is the document's own
-# (front matter, a Word file's properties) and is listed as its metadata.
-OWN_KEYS = frozenset(ChunkMetadata.model_fields) | {"continues", "triplets"}
+# The chunk metadata ingest writes of each chunk (ChunkMetadata's fields, and the
+# chunker's extras: a lead-in's code, the policy statements, the chunk's language); any
+# other key is the document's own (front matter, a Word file's properties), listed as its
+# metadata.
+OWN_KEYS = frozenset(ChunkMetadata.model_fields) | {"continues", "triplets", "language"}
 SHOWN_CANDIDATES = 5  # paths named when a path is ambiguous
 
 
