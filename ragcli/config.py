@@ -323,6 +323,15 @@ class ConversationSettings(Section):
     max_question_chars: int = Field(4000, ge=100, le=100_000)
 
 
+class DocumentsSettings(Section):
+    # `ask --file` and auto's summaries: the document text one model call may read (in
+    # tokens, estimated at 4 characters each); longer documents are map-reduced over their
+    # sections. Set it to your model's context less room for the prompt and the answer.
+    context_tokens: int = Field(6000, ge=500, le=1_000_000)
+    # The offline backend's extractive summary: at most this many sentences a document.
+    summary_sentences: int = Field(12, ge=1, le=100)
+
+
 class ServeSettings(Section):
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=1, le=65535)
@@ -361,6 +370,7 @@ class Settings(Section):
     )
     limits: LimitsSettings = LimitsSettings()
     conversation: ConversationSettings = ConversationSettings()
+    documents: DocumentsSettings = DocumentsSettings()
     serve: ServeSettings = ServeSettings()
     trace: TraceSettings = TraceSettings()
 
@@ -375,6 +385,7 @@ class Settings(Section):
             "auto": self.auto.model_dump(),
             "support": self.support.model_dump(),
             "limits": self.limits.model_dump(),
+            "documents": self.documents.model_dump(),
         }
 
     def redacted(self) -> dict[str, Any]:

@@ -94,6 +94,15 @@ def ask(
             help="Override a setting for this run, e.g. --set tos.qna_threshold=0.85 (repeatable).",
         ),
     ] = None,
+    files: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--file",
+            metavar="PATH",
+            help="Answer over this ingested document whole (repeatable): a summary, a "
+            "comparison, a question about all of it.",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
     no_stream: Annotated[
         bool,
@@ -114,7 +123,7 @@ def ask(
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
-    """Answer a question from the ingested documents.
+    """Answer a question from the ingested documents (with --file, over whole documents).
 
     Exit codes: 0 answered, 3 limited or unverified, 4 clarification needed,
     5 handoff or not covered, 2 usage or configuration error, 1 failure."""
@@ -122,6 +131,11 @@ def ask(
 
     start_logging(verbose)
     filters = search_filters(paths, types, since)
+    if compare_modes and files:
+        raise RagcliError(
+            "--file with --compare: the modes retrieve chunks, --file reads whole documents",
+            ExitCode.USAGE,
+        )
     if compare_modes and (continue_latest or conversation_id):
         flag = "--continue" if continue_latest else "--conversation"
         raise RagcliError(
@@ -164,6 +178,7 @@ def ask(
                 refresh=refresh,
                 filters=filters,
                 conversation=conversation,
+                files=[str(f) for f in files or []],
             )
     else:
         result = service.ask(
@@ -174,6 +189,7 @@ def ask(
             refresh=refresh,
             filters=filters,
             conversation=conversation,
+            files=[str(f) for f in files or []],
         )
     usd = service.cost_of(settings, result.backend.model_dump(), result.usage.model_dump())
     if as_json:

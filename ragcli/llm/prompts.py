@@ -37,9 +37,11 @@ def _attribute(value: str) -> str:
     return as_data(value).replace('"', "'").replace("\n", " ")
 
 
-def numbered_sources(chunks: list[RetrievedChunk], max_chars: int = 4000) -> str:
+def numbered_sources(chunks: list[RetrievedChunk], max_chars: int = 4000, start: int = 1) -> str:
+    """The sources as delimited data, numbered from `start` (a later group of a run's
+    sources keeps the run's numbers)."""
     blocks = []
-    for number, chunk in enumerate(chunks, start=1):
+    for number, chunk in enumerate(chunks, start=start):
         kind = ' type="web"' if chunk.is_web else ""
         blocks.append(
             f'<source id="{number}"{kind} from="{_attribute(source_label(chunk))}">\n'

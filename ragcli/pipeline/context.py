@@ -7,12 +7,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragcli.config import Settings
+from ragcli.documents.library import Library
+from ragcli.documents.model import StoredDocument
 from ragcli.languages.coverage import uncovered_note
 from ragcli.llm.base import LLMBackend
 from ragcli.models import AnswerType, RetrievedChunk, Usage
 from ragcli.pipeline.budget import Budget
 from ragcli.pipeline.modes.agentic.details import AgenticDetails
 from ragcli.pipeline.modes.crag.details import CragDetails
+from ragcli.pipeline.modes.documents.details import ChosenBy
 from ragcli.pipeline.modes.reflect.details import ReflectionDetails
 from ragcli.pipeline.modes.tos.details import TosDetails
 from ragcli.pipeline.results import AskResult, BackendInfo
@@ -37,6 +40,12 @@ class RunContext:
     rerank: RerankStage = field(default_factory=RerankStage.off)
     # HyDE's passage of each query searched in this run (pipeline/hyde.py); None: none.
     passages: dict[str, Hyde | None] = field(default_factory=dict)
+    # The documents the run reads whole (modes/documents): `ask --file`'s, or those auto
+    # routes a summary to; how they were chosen; and the collection's documents, from
+    # which auto finds those a question names (None: no whole-document route).
+    documents: list[StoredDocument] | None = None
+    documents_chosen_by: ChosenBy = "files"
+    library: Library | None = None
 
     def __post_init__(self) -> None:
         if self.budget is None:

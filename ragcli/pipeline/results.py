@@ -20,6 +20,7 @@ from ragcli.pipeline.conversation import ConversationDetails
 from ragcli.pipeline.modes.agentic.details import AgenticDetails
 from ragcli.pipeline.modes.auto.details import AutoDetails
 from ragcli.pipeline.modes.crag.details import CragDetails
+from ragcli.pipeline.modes.documents.details import DocumentsDetails
 from ragcli.pipeline.modes.reflect.details import ReflectionDetails
 from ragcli.pipeline.modes.tos.details import TosDetails
 from ragcli.pipeline.support import SentenceSupport
@@ -58,6 +59,8 @@ class AskResult(Record):
     support: list[SentenceSupport] = Field(default_factory=list, exclude_if=lambda v: not v)
     # --mode auto: the mode it chose, the rule and the signals behind the choice.
     auto_details: AutoDetails | None = None
+    # Whole documents (ask --file, auto's summaries): what was read, within which budget.
+    documents_details: DocumentsDetails | None = None
     # A conversation's turn: the question as asked, the standalone question retrieval
     # searched for, and why; absent from the traces of earlier versions.
     conversation: ConversationDetails | None = None

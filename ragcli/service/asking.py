@@ -76,15 +76,18 @@ def ask(
     resources: Resources | None = None,
     conversation: Conversation | None = None,
     checkpoint: Checkpoint | None = None,
+    files: list[str] | None = None,
 ) -> AskResult:
     """One run of `mode`, a turn of `conversation` (a new one when None): a follow-up is
     made standalone before retrieval. With `refresh`, the retrieved files that changed or
     vanished since they were ingested are re-ingested (or removed) first. `checkpoint` is
-    consulted between stages; a run it abandons is not saved."""
+    consulted between stages; a run it abandons is not saved. With `files` (ingested
+    paths), the question is answered over those documents whole (the documents mode)."""
     from ragcli.llm import make_llm
     from ragcli.pipeline.context import RunContext
     from ragcli.pipeline.conversation import check_length, standalone_step
     from ragcli.pipeline.modes.registry import runnable
+    from ragcli.service.documents import library, whole_documents_mode
     from ragcli.web import make_web
 
     modes = runnable()
@@ -96,6 +99,8 @@ def ask(
     conversation = conversation or new_conversation()
     started = time.perf_counter()
     collection = collection or settings.store.collection
+    if files:  # the paths are checked before anything loads
+        mode, modes, records = whole_documents_mode(settings, files, collection, mode)
     store, emb_of = open_store(settings, resources, on_export)
     require_chunks(store, collection)
     emb = emb_of()
@@ -139,7 +144,10 @@ def ask(
         web=web,
         on_token=on_token,
         rerank=rerank_stage(settings, lambda: llm, warm),
+        library=library(settings, store, collection),
     )
+    if files:
+        ctx.documents = ctx.library.read(records) if ctx.library else []
     result = modes[mode](ctx, turn.standalone)
     result.conversation = turn
     if checkpoint is not None:

@@ -137,3 +137,34 @@ def _find(
         except ConfigError:
             pass
     return find_file(records, wanted, collection)
+
+
+def whole_documents_mode(
+    settings: Settings, files: list[str], collection: str, mode: str
+) -> tuple[str, dict, list[FileRecord]]:
+    """`ask --file`: the documents mode, its runner, and the ingested files named (an
+    unknown or ambiguous path is an error before any work). --mode auto or the default
+    leave it to --file; another mode, which retrieves chunks, is refused."""
+    from ragcli.pipeline.modes.registry import AUTO, DOCUMENTS, WHOLE_DOCUMENTS
+
+    if mode not in ("standard", AUTO, DOCUMENTS):
+        raise ConfigError(
+            f"--file answers over whole documents; --mode {mode} answers over retrieved "
+            "chunks: leave --mode out (or use auto), or use --path to restrict the mode"
+        )
+    return DOCUMENTS, {DOCUMENTS: WHOLE_DOCUMENTS}, find_documents(settings, files, collection)
+
+
+def library(settings: Settings, store, collection: str):
+    """The collection's documents for a run that may read some whole (None without a
+    manifest here: a shared store ingested on another machine)."""
+    from ragcli.documents.library import Library
+    from ragcli.errors import EmptyStoreError
+
+    def records() -> list[FileRecord]:
+        try:
+            return ingested_files(settings, collection)
+        except EmptyStoreError:
+            return []
+
+    return Library(records, lambda paths: store.file_chunks(collection, paths))

@@ -11,6 +11,7 @@ from ragcli.pipeline.results import AskResult, BackendInfo
 from ragcli.trace.recorder import Trace
 from ragcli.views.answer import answer_panel
 from ragcli.views.crag import crag_tables
+from ragcli.views.documents import documents_line
 from ragcli.views.format import answer_style, display_path, format_cost, num, one_line, plural
 from ragcli.views.layout import Cell, Col, FitTable
 from ragcli.views.reflect import rounds_table
@@ -124,6 +125,8 @@ def ask_view(
     if result.auto_details is not None:  # what --mode auto chose, before what it answered
         auto = result.auto_details
         parts.append(Text(f"auto → {auto.mode}: {auto.reason}", style="bold cyan"))
+    if result.documents_details is not None:  # what was read whole, and how much of it
+        parts.append(documents_line(result.documents_details))
     turn = result.conversation
     if turn is not None and turn.rewritten:  # what was searched for, before the answer
         parts.append(Text(f"searched as: {turn.standalone}", style="cyan"))

@@ -27,6 +27,10 @@ RUNS = {
 }
 AUTO = "auto"  # not a mode of its own: it picks one of MODE_NAMES per question
 AUTO_RUNS = "ragcli.pipeline.modes.auto.mode"
+# Answers over whole documents: what `ask --file` runs, and where auto sends a summary or
+# a comparison of documents; not a --mode of its own (it needs its documents).
+DOCUMENTS = "documents"
+DOCUMENTS_RUNS = "ragcli.pipeline.modes.documents.mode"
 MODE_NAMES = tuple(RUNS)
 CHOICES = (*MODE_NAMES, AUTO)  # what --mode accepts
 
@@ -40,6 +44,7 @@ def _deferred(module: str) -> Mode:
 
 
 MODES: dict[str, Mode] = {name: _deferred(module) for name, module in RUNS.items()}
+WHOLE_DOCUMENTS: Mode = _deferred(DOCUMENTS_RUNS)
 
 
 def _auto(ctx: RunContext, question: str, modes: Mapping[str, Mode]) -> AskResult:
@@ -49,4 +54,5 @@ def _auto(ctx: RunContext, question: str, modes: Mapping[str, Mode]) -> AskResul
 def runnable() -> dict[str, Mode]:
     """What `--mode` accepts: the modes, and auto, which picks one of them per question
     (compare runs MODES only). Read at call time, so a mode registered later counts."""
-    return {**MODES, AUTO: lambda ctx, question: _auto(ctx, question, MODES)}
+    picked = {**MODES, DOCUMENTS: WHOLE_DOCUMENTS}
+    return {**MODES, AUTO: lambda ctx, question: _auto(ctx, question, picked)}

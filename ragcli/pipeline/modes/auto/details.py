@@ -6,7 +6,14 @@ from typing import Literal
 
 from ragcli.models import Record
 
-AutoRule = Literal["faq", "several_parts", "strong_evidence", "mixed_evidence", "weak_evidence"]
+AutoRule = Literal[
+    "faq",
+    "several_parts",
+    "strong_evidence",
+    "mixed_evidence",
+    "weak_evidence",
+    "whole_documents",
+]
 
 
 class AutoDetails(Record):

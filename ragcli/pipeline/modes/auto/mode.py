@@ -1,8 +1,10 @@
 """auto: measure the question and the evidence (no model call), pick one of the six
-modes by the rules in routing.py, and run it. The choice is the run's first step."""
+modes by the rules in routing.py, or the documents mode for a summary or comparison of
+whole documents, and run it. The choice is the run's first step."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -11,6 +13,7 @@ from ragcli.llm import decompose as grammar
 from ragcli.pipeline.context import RunContext
 from ragcli.pipeline.modes.auto.details import AutoDetails
 from ragcli.pipeline.modes.auto.routing import Signals, choose, strong_chunks
+from ragcli.pipeline.modes.auto.whole import whole_request
 from ragcli.pipeline.results import AskResult
 from ragcli.retrieval.retriever import Retriever
 
@@ -35,7 +38,10 @@ def decide(ctx: RunContext, question: str) -> AutoDetails:
         signals = measure(
             ctx.retriever, ctx.settings, question, ctx.web is not None, offline.relevance
         )
+        signals = with_documents(ctx, question, signals)
         choice = choose(signals, rules)
+        if choice.mode == "documents":
+            read_whole(ctx, signals)
         details = AutoDetails(
             mode=choice.mode,
             rule=choice.rule,
@@ -56,7 +62,30 @@ def decide(ctx: RunContext, question: str) -> AutoDetails:
         step.decision = f"auto → {choice.mode}: {choice.reason}"
         if len(signals.parts) > 1:
             step.details["parts"] = [{"part": part} for part in signals.parts]
+        if signals.whole:
+            step.scores["documents_named"] = len(signals.named)
+            step.details["documents"] = [{"named": path} for path in signals.named]
     return details
+
+
+def with_documents(ctx: RunContext, question: str, signals: Signals) -> Signals:
+    """The signals with what a question about whole documents needs: its kind and the
+    documents it names (none looked for when it is no such question, or the run has no
+    library of documents)."""
+    whole = whole_request(question)
+    if whole is None or ctx.library is None:
+        return signals
+    named = tuple(record.path for record in ctx.library.named_in(question))
+    return dataclasses.replace(signals, whole=whole, named=named)
+
+
+def read_whole(ctx: RunContext, signals: Signals) -> None:
+    """The documents the route chose, read for the documents mode: those named, else the
+    best chunk's."""
+    assert ctx.library is not None  # the route chose documents: the run has a library
+    paths = signals.named or signals.best_files[:1]
+    ctx.documents = ctx.library.read(ctx.library.by_paths(list(paths)))
+    ctx.documents_chosen_by = "named" if signals.named else "retrieved"
 
 
 def measure(
@@ -79,9 +108,16 @@ def measure(
         hits = retriever.search(question, 1, qna, mode="dense", expand=False)
         faq_score = hits[0].score if hits else None
     chunks = retriever.search(question, settings.retrieval.top_k)
-    scores = sorted((relevance(question, chunk.content) for chunk in chunks), reverse=True)
+    graded = sorted(
+        ((relevance(question, chunk.content), chunk.metadata.source_file) for chunk in chunks),
+        key=lambda pair: -pair[0],
+    )
+    scores = [score for score, _ in graded]
+    files = tuple(dict.fromkeys(path for _, path in graded))
     parts = grammar.decompose(question, settings.agentic.max_sub_questions)
-    return Signals(faq_score, scores, parts, kind=question_kind(question, parts), web=web)
+    return Signals(
+        faq_score, scores, parts, kind=question_kind(question, parts), web=web, best_files=files
+    )
 
 
 def question_kind(question: str, parts: list[str]) -> str:

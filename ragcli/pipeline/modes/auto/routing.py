@@ -5,6 +5,7 @@ evidence is. The thresholds are in config.yaml (`auto:`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from ragcli.config import AutoSettings
 from ragcli.pipeline.modes.auto.details import AutoRule
@@ -17,6 +18,11 @@ class Signals:
     parts: list[str]  # the question's parts (one for a simple question)
     kind: str  # "comparison", "questions" (several asked), "list", or "single"
     web: bool  # a web search provider is configured
+    # A question about whole documents ("summary" or "comparison", auto/whole.py), the
+    # documents it names (paths), and the files of the best chunks, best first.
+    whole: str | None = None
+    named: tuple[str, ...] = ()
+    best_files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -27,9 +33,13 @@ class Choice:
 
 
 def choose(signals: Signals, rules: AutoSettings) -> Choice:
-    """First rule that holds: several parts, a strong FAQ match, then the evidence. Parts
-    come first: a FAQ entry answers one question, and matches a question that asks two
-    as well as it matches either alone."""
+    """First rule that holds: whole documents, several parts, a strong FAQ match, then the
+    evidence. A summary or a comparison of documents comes first: the chunks a retrieval
+    finds are a few pieces of what it asks about. Parts come next: a FAQ entry answers one
+    question, and matches a question that asks two as well as it matches either alone."""
+    whole = whole_documents(signals, rules)
+    if whole is not None:
+        return whole
     if len(signals.parts) >= rules.min_parts:
         return Choice("agentic", "several_parts", _parts_reason(signals))
     if signals.faq_score is not None and signals.faq_score >= rules.faq_threshold:
@@ -49,6 +59,30 @@ def choose(signals: Signals, rules: AutoSettings) -> Choice:
     if signals.web:
         return Choice("both", "mixed_evidence", mixed + ", web search available")
     return Choice("crag", "mixed_evidence", mixed)
+
+
+def whole_documents(signals: Signals, rules: AutoSettings) -> Choice | None:
+    """A summary of the documents the question names, or of the best chunk's document
+    when it names none and the evidence is not weak; a comparison of two or more named
+    documents. A comparison naming fewer (two plans, two features) is left to the parts."""
+    if signals.whole == "comparison" and len(signals.named) >= 2:
+        return Choice("documents", "whole_documents", f"a comparison of {_names(signals.named)}")
+    if signals.whole != "summary":
+        return None
+    if signals.named:
+        return Choice("documents", "whole_documents", f"a summary of {_names(signals.named)}")
+    best = signals.evidence_scores[0] if signals.evidence_scores else None
+    if signals.best_files and best is not None and best >= rules.weak_evidence:
+        reason = (
+            f"a summary naming no document: the best chunk's ({best:.2f} ≥ "
+            f"{rules.weak_evidence:.2f}), {_names(signals.best_files[:1])}"
+        )
+        return Choice("documents", "whole_documents", reason)
+    return None
+
+
+def _names(paths: tuple[str, ...]) -> str:
+    return ", ".join(PurePath(path).name for path in paths)
 
 
 def strong_chunks(signals: Signals, rules: AutoSettings) -> int:

@@ -1,0 +1,1 @@
+"""documents: questions answered over whole documents (mode.py), not retrieved chunks."""
