@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 ./scripts/install_phoenix.sh   # the OTLP receiver tests/test_otel_phoenix.py starts
 ./scripts/install_chromium.sh  # the browser tests/test_report_browser.py opens reports in
 ./scripts/install_llama.sh     # a real answer model (llama.cpp's server) for HyDE and the llm reranker
+./scripts/install_llm_cli.sh   # the `llm` tool, a client of `serve --openai` nobody here wrote
 ./scripts/install_python_docs.sh  # Python's HTML docs, the site tests/test_remote_site.py crawls
 .venv/bin/ruff check ragcli tests
 if [ $# -eq 0 ]; then  # the whole run (CI); `test.sh tests/test_x.py` skips to the tests

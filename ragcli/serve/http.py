@@ -1,4 +1,5 @@
-"""`ragcli serve --http`: the MCP server over streamable HTTP (uvicorn), at /mcp.
+"""`ragcli serve --http`: the MCP server over streamable HTTP (uvicorn), at /mcp; with
+`--openai`, the OpenAI-compatible endpoint at /v1 (serve/openai/), alone or beside it.
 
 Bound to 127.0.0.1 by default. Any other address needs a bearer token (serve.token or
 RAGCLI_SERVE_TOKEN): without one the server does not start; with one, every request
@@ -13,6 +14,15 @@ from ragcli.errors import ConfigError
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 PATH = "/mcp"
+GRACE_SECONDS = 3
+
+
+# What a request without the token gets at /v1: OpenAI's error object, which its clients
+# read and show ("Incorrect API key").
+OPENAI_UNAUTHORISED = (
+    b'{"error": {"message": "a bearer token is required: set the API key to the server\'s '
+    b'serve.token", "type": "authentication_error", "param": null, "code": "invalid_api_key"}}'
+)
 
 
 class BearerToken:
@@ -24,17 +34,20 @@ class BearerToken:
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and not self._authorised(scope):
+            openai = str(scope.get("path", "")).startswith("/v1")
+            kind = b"application/json" if openai else b"text/plain; charset=utf-8"
             await send(
                 {
                     "type": "http.response.start",
                     "status": 401,
                     "headers": [
-                        (b"content-type", b"text/plain; charset=utf-8"),
+                        (b"content-type", kind),
                         (b"www-authenticate", b'Bearer realm="ragcli"'),
                     ],
                 }
             )
-            await send({"type": "http.response.body", "body": b"bearer token required\n"})
+            body = OPENAI_UNAUTHORISED if openai else b"bearer token required\n"
+            await send({"type": "http.response.body", "body": body})
             return
         await self.app(scope, receive, send)
 
@@ -66,13 +79,31 @@ def check_port_free(host: str, port: int) -> None:
             ) from None
 
 
-def serve_http(server: Any, host: str, port: int, token: str | None) -> None:
-    """Run until Ctrl-C (uvicorn stops on SIGINT and SIGTERM)."""
+def serve_http(
+    server: Any, host: str, port: int, token: str | None, routes: list | None = None
+) -> None:
+    """Run until Ctrl-C (uvicorn stops on SIGINT and SIGTERM). `server`: the MCP server,
+    or None to serve only `routes` (the OpenAI endpoint's), which are otherwise added
+    beside /mcp."""
     import uvicorn
 
     check_binding(host, token)
-    app: Any = server.streamable_http_app(streamable_http_path=PATH, host=host)
+    if server is None:
+        from starlette.applications import Starlette
+
+        app: Any = Starlette(routes=routes or [])
+    else:
+        app = server.streamable_http_app(streamable_http_path=PATH, host=host)
+        app.router.routes.extend(routes or [])
     if token:
         app = BearerToken(app, token)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        # Ctrl-C: streams in flight get this long to end, then the server stops anyway.
+        timeout_graceful_shutdown=GRACE_SECONDS,
+    )
     uvicorn.Server(config).run()

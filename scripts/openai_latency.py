@@ -1,0 +1,165 @@
+"""What `ragcli serve --openai` adds to an `ask`, measured in one run: the same questions
+asked in a warm process (service.ask with warm Resources, as the server keeps them) and
+through the endpoint with the official `openai` SDK, in turns, so a busy machine slows both
+alike; then streamed, the time to the first content token and to the end.
+
+    .venv/bin/python scripts/openai_latency.py                    # 50 requests, standard
+    .venv/bin/python scripts/openai_latency.py --requests 50 --mode auto --json
+
+The store is the sample corpus, ingested into a temporary folder; the questions are its
+FAQ's, asked in a cycle. The offline backend answers (no model call), so the figures are
+ragcli's own: retrieval, the answer, the support check, the trace, and for the endpoint
+HTTP, JSON and the SDK."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ragcli import service  # noqa: E402
+from ragcli.config import load_settings  # noqa: E402
+
+
+def questions() -> list[str]:
+    import yaml
+
+    data = yaml.safe_load((ROOT / "sample_corpus" / "faq" / "faq.yaml").read_text())
+    pairs = data["pairs"] if isinstance(data, dict) else data
+    return [pair["question"] for pair in pairs]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {
+        "p50_ms": round(statistics.median(values) * 1000, 1),
+        "p95_ms": round(percentile(values, 0.95) * 1000, 1),
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_server(store: Path, port: int, log: Path) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RAGCLI_", "OPENAI_"))}
+    env["PYTHONPATH"] = str(ROOT)
+    env["RAGCLI_LLM__PROVIDER"] = "extractive"
+    command = [sys.executable, "-m", "ragcli", "serve", "--openai", "--port", str(port)]
+    process = subprocess.Popen(
+        [*command, "--store", str(store)], env=env, stderr=log.open("w"), cwd=store.parent
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return process
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit(f"the server did not start: {log.read_text()}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=50)
+    parser.add_argument("--mode", default="standard")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    import openai
+
+    asked = [questions()[i % len(questions())] for i in range(args.requests)]
+    with tempfile.TemporaryDirectory() as scratch:
+        store = Path(scratch) / "store"
+        settings = load_settings(None, {"store.path": str(store)}, environ={})
+        service.ingestor(settings).run([ROOT / "sample_corpus"], "docs")
+        service.ingestor(settings).run([ROOT / "sample_corpus" / "faq" / "faq.yaml"], "qna")
+        warm = service.Resources(settings)
+        port = free_port()
+        server = start_server(store, port, Path(scratch) / "serve.log")
+        client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="x", timeout=300)
+        model = f"ragcli-{args.mode}"
+        try:
+            # Every question once each way first: the models load and the caches (the
+            # sentence vectors, the embedder's) fill on nobody's clock.
+            for question in dict.fromkeys(asked):
+                service.ask(settings, question, args.mode, resources=warm)
+                client.chat.completions.create(
+                    model=model, messages=[{"role": "user", "content": question}]
+                )
+            in_process: list[float] = []
+            endpoint: list[float] = []
+            first_token: list[float] = []
+            streamed: list[float] = []
+
+            def local(question: str) -> None:
+                began = time.perf_counter()
+                service.ask(settings, question, args.mode, resources=warm)
+                in_process.append(time.perf_counter() - began)
+
+            def remote(question: str) -> None:
+                began = time.perf_counter()
+                client.chat.completions.create(
+                    model=model, messages=[{"role": "user", "content": question}]
+                )
+                endpoint.append(time.perf_counter() - began)
+
+            def stream(question: str) -> None:
+                began = time.perf_counter()
+                first = None
+                for chunk in client.chat.completions.create(
+                    model=model, messages=[{"role": "user", "content": question}], stream=True
+                ):
+                    if first is None and chunk.choices and chunk.choices[0].delta.content:
+                        first = time.perf_counter() - began
+                streamed.append(time.perf_counter() - began)
+                first_token.append(first or streamed[-1])
+
+            turns = [local, remote, stream]
+            for number, question in enumerate(asked):  # in turns, each first as often
+                shift = number % len(turns)
+                for measure in turns[shift:] + turns[:shift]:
+                    measure(question)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    report = {
+        "requests": args.requests,
+        "mode": args.mode,
+        "in_process": summary(in_process),
+        "endpoint": summary(endpoint),
+        "streamed_first_token": summary(first_token),
+        "streamed_total": summary(streamed),
+        "added_p50_ms": round(
+            (statistics.median(endpoint) - statistics.median(in_process)) * 1000, 1
+        ),
+        "ratio_p50": round(statistics.median(endpoint) / statistics.median(in_process), 3),
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return
+    print(f"{args.requests} requests, mode {args.mode}, offline backend, sample corpus")
+    for name in ("in_process", "endpoint", "streamed_first_token", "streamed_total"):
+        row = report[name]
+        print(f"  {name:22} p50 {row['p50_ms']:8.1f} ms   p95 {row['p95_ms']:8.1f} ms")
+    print(f"  endpoint adds {report['added_p50_ms']} ms at p50 (× {report['ratio_p50']})")
+
+
+if __name__ == "__main__":
+    main()
