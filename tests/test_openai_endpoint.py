@@ -20,6 +20,8 @@ import openai
 import pytest
 
 from ragcli.pipeline.modes.registry import CHOICES
+from ragcli.serve.openai.conversation import read_messages
+from ragcli.serve.openai.protocol import ApiError
 from tests.support.common import ROOT
 from tests.support.embedding_servers import free_port
 from tests.support.storecheck import cli_env
@@ -75,6 +77,28 @@ def server(sample_store_master, tmp_path_factory):
 
 def client(server: OpenAIServer, key: str = TOKEN) -> openai.OpenAI:
     return openai.OpenAI(base_url=server.url, api_key=key, max_retries=0, timeout=120)
+
+
+def test_messages_are_read_as_a_question_and_the_turns_before_it():
+    question, conversation = read_messages(
+        [
+            {"role": "system", "content": "Answer like a pirate."},
+            {"role": "user", "content": "How long is the refund window?"},
+            {
+                "role": "assistant",
+                "content": "30 days. [1]\n\nSources:\n- [1] policies/refund.md:7–11 · Refunds",
+            },
+            {"role": "user", "content": "Sorry?"},
+            {"role": "user", "content": [{"type": "text", "text": "And monthly?"}]},
+        ]
+    )
+    assert question == "And monthly?" and conversation.id.startswith("oai-")
+    turns = [(t.question, t.answer) for t in conversation.turns]
+    assert turns == [("How long is the refund window?", "30 days. [1]"), ("Sorry?", "")]
+    again = read_messages([{"role": "user", "content": "How long is the refund window?"}])
+    assert again[1].id == conversation.id  # one chat, one conversation id in the traces
+    with pytest.raises(ApiError, match="the last message must be the user's question"):
+        read_messages([{"role": "user", "content": "Q"}, {"role": "assistant", "content": "A"}])
 
 
 @pytest.mark.server

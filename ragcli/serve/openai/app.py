@@ -238,11 +238,17 @@ class OpenAIEndpoint:
         return run
 
     async def _in_thread(self, run, on_token, checkpoint: ClientGone) -> AskResult:
+        """The run in a worker thread (at most CONCURRENT_RUNS at once). A request the
+        client gave up on is not waited for, and its run stops at its next stage."""
         import anyio
 
-        return await anyio.to_thread.run_sync(
-            lambda: run(on_token, checkpoint), limiter=self.limiter, abandon_on_cancel=True
-        )
+        try:
+            return await anyio.to_thread.run_sync(
+                lambda: run(on_token, checkpoint), limiter=self.limiter, abandon_on_cancel=True
+            )
+        except BaseException:
+            checkpoint.gone.set()
+            raise
 
     def _json(self, chat: ChatRequest, result: AskResult) -> Response:
         from starlette.responses import JSONResponse
