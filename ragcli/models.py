@@ -6,7 +6,9 @@ import re
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ragcli.metadata import from_chroma, is_stored_field, key_forms
 
 GradeLabel = Literal["correct", "ambiguous", "incorrect"]
 # The one vocabulary of outcomes every mode reports (docs/configuration.md, "Exit codes").
@@ -79,6 +81,22 @@ class ChunkMetadata(BaseModel):
     file_sha256: str | None = None
     created_at: str | None = None
     processed_at: str | None = None
+    # What the document says of itself (front matter's tags, a Word or PDF file's
+    # properties), as read; absent from the JSON when it has none (ragcli/metadata.py).
+    doc_metadata: dict[str, str | list[str]] | None = Field(
+        default=None, exclude_if=lambda v: v is None
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _document_metadata(cls, stored: Any) -> Any:
+        """A stored chunk's metadata fields: the document's read back from its JSON, the
+        fields only filters use left out."""
+        if not isinstance(stored, dict) or not any(is_stored_field(k) for k in stored):
+            return stored
+        fields = {k: v for k, v in stored.items() if not is_stored_field(k)}
+        fields["doc_metadata"] = from_chroma(stored)
+        return fields
 
     @property
     def place(self) -> str:
@@ -177,17 +195,29 @@ class SearchFilters(Record):
     paths: list[str] = Field(default_factory=list)  # gitignore-style patterns, any may match
     types: list[str] = Field(default_factory=list)  # file types: md, pdf, txt, html, qna ...
     since: datetime | None = None  # modified at or after (the time recorded at ingest)
+    # The document's metadata: KEY=VALUE, or a date range (date>=2024-05); the same key
+    # again is any of its values, other keys must hold too (retrieval/metadata_filter.py).
+    meta: list[str] = Field(default_factory=list)
 
     @property
     def active(self) -> bool:
-        return bool(self.paths or self.types or self.since)
+        return bool(self.paths or self.types or self.since or self.meta)
 
     def describe(self) -> str:
         """The filter as the flags that set it: `--path 'docs/*' --type pdf`."""
         parts = [f"--path {p!r}" for p in self.paths] + [f"--type {t}" for t in self.types]
         if self.since:
             parts.append(f"--since {self.since.isoformat(timespec='minutes')}")
+        parts += [f"--meta {m!r}" for m in self.meta]
         return " ".join(parts)
+
+    def meta_keys(self) -> set[str]:
+        """The metadata keys --meta names, in each form a document may hold them."""
+        return {
+            form
+            for text in self.meta
+            for form in key_forms(re.split(r"[<>=]", text, maxsplit=1)[0])
+        }
 
 
 class StaleSource(Record):
@@ -227,6 +257,11 @@ class SearchHit(Record):
     # closer to the query than the text lifts the chunk (retrieval/headings.py).
     heading_cosine: float | None = None
     text: str
+    # What its document says of itself (front matter, Word or PDF properties), which
+    # --meta filters on; absent when it has none.
+    doc_metadata: dict[str, str | list[str]] | None = Field(
+        default=None, exclude_if=lambda v: v is None
+    )
 
     @classmethod
     def of(cls, chunk: RetrievedChunk, rank: int) -> SearchHit:
@@ -247,6 +282,7 @@ class SearchHit(Record):
             rerank=scores.get("rerank"),
             heading_cosine=scores.get("heading"),
             text=chunk.content,
+            doc_metadata=meta.doc_metadata,
         )
 
 

@@ -26,6 +26,7 @@ from ragcli.cli.options import (
     JsonOpt,
     LlmOpt,
     LongCollectionOpt,
+    MetaOpt,
     ModeOpt,
     PathOpt,
     SinceOpt,
@@ -86,6 +87,7 @@ def ask(
     paths: PathOpt = None,
     types: TypeOpt = None,
     since: SinceOpt = None,
+    meta: MetaOpt = None,
     set_values: Annotated[
         list[str] | None,
         typer.Option(
@@ -130,7 +132,7 @@ def ask(
     from ragcli import service
 
     start_logging(verbose)
-    filters = search_filters(paths, types, since)
+    filters = search_filters(paths, types, since, meta)
     if compare_modes and files:
         raise RagcliError(
             "--file with --compare: the modes retrieve chunks, --file reads whole documents",
@@ -223,6 +225,7 @@ def chat(
     paths: PathOpt = None,
     types: TypeOpt = None,
     since: SinceOpt = None,
+    meta: MetaOpt = None,
     store: StoreOpt = None,
     config: ConfigOpt = None,
     verbose: VerboseOpt = False,
@@ -241,7 +244,7 @@ def chat(
             ExitCode.USAGE,
         )
     start_logging(verbose)
-    filters = search_filters(paths, types, since)
+    filters = search_filters(paths, types, since, meta)
     flags = {"store.collection": collection, "llm.provider": llm, "retrieval.top_k": top_k}
     flags |= {"retrieval.hyde": hyde, "retrieval.expand": expand}
     settings = service.with_top_k(make_settings(config, store, flags), top_k)
@@ -274,6 +277,7 @@ def compare(
     paths: PathOpt = None,
     types: TypeOpt = None,
     since: SinceOpt = None,
+    meta: MetaOpt = None,
     as_json: JsonOpt = False,
     html: HtmlOpt = None,
     store: StoreOpt = None,
@@ -287,7 +291,7 @@ def compare(
     from ragcli import service
 
     start_logging(verbose)
-    filters = search_filters(paths, types, since)
+    filters = search_filters(paths, types, since, meta)
     if html is not None:
         from ragcli.report import check_target
 

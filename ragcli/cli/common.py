@@ -76,10 +76,15 @@ def start_logging(verbose: bool) -> None:
     logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
-def search_filters(paths: list[str] | None, types: list[str] | None, since: str | None):
+def search_filters(
+    paths: list[str] | None,
+    types: list[str] | None,
+    since: str | None,
+    meta: list[str] | None = None,
+):
     from ragcli.retrieval.filters import make_filters
 
-    return make_filters(paths, types, since)
+    return make_filters(paths, types, since, meta=meta)
 
 
 def scope_flags(config: Path | None, store: Path | None, collection: str | None) -> str:

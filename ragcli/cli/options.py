@@ -108,6 +108,17 @@ SinceOpt = Annotated[
         "--since", metavar="DATE", help="Only files modified since DATE: 2024-05-01, 36h, 7d, 2w."
     ),
 ]
+MetaOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--meta",
+        metavar="KEY=VALUE",
+        help="Only documents whose metadata (front matter, Word or PDF properties) holds "
+        "VALUE under KEY: tag=security, author='Jane Doe', date>=2024-05 (repeatable: the "
+        "same key again is any of its values, another key must hold too; `ragcli status` "
+        "lists the keys).",
+    ),
+]
 ConversationOpt = Annotated[
     str | None,
     typer.Option(

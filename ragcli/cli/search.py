@@ -19,6 +19,7 @@ from ragcli.cli.options import (
     ConfigOpt,
     ExpandOpt,
     JsonOpt,
+    MetaOpt,
     PathOpt,
     SinceOpt,
     StoreOpt,
@@ -47,6 +48,7 @@ def search(
     paths: PathOpt = None,
     types: TypeOpt = None,
     since: SinceOpt = None,
+    meta: MetaOpt = None,
     collection: CollectionOpt = None,
     as_json: JsonOpt = False,
     as_jsonl: Annotated[bool, typer.Option("--jsonl", help="Print one JSON chunk a line.")] = False,
@@ -79,7 +81,7 @@ def search(
         raise RagcliError(
             f"--retriever {retriever!r}: choose from {', '.join(RETRIEVERS)}", ExitCode.USAGE
         )
-    filters = search_filters(paths, types, since)
+    filters = search_filters(paths, types, since, meta)
     flags = {"store.collection": collection, "retrieval.top_k": top_k, "retrieval.expand": expand}
     settings = make_settings(config, store, flags)
     result = service.search(

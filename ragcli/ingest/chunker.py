@@ -27,6 +27,7 @@ from ragcli.embedding.wordpieces import TokenCounter
 from ragcli.ingest.loaders import Section
 from ragcli.ingest.loaders.base import compact_rows, rows_locator, spans_locator
 from ragcli.languages.detect import detect_languages
+from ragcli.metadata import Metadata
 from ragcli.models import LEAD_IN_END, heading_line
 
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
@@ -78,6 +79,9 @@ class Chunk:
     # points ("slide 4", "Sheet1, rows 20–45", "lines 12–40"); a table's chunk also has
     # `rows`, the row number of each of its lines ("20-24,26-45").
     extra: dict[str, Any] = field(default_factory=dict)
+    # Its document's metadata merged with its section's (ragcli/metadata.py), stored with
+    # it for filters.
+    metadata: Metadata = field(default_factory=dict)
 
 
 class Chunker:
@@ -376,7 +380,7 @@ class Chunker:
             extra["locator"] = rows_locator(section.heading, rows, span=True)
         # Its policy statements, for tos mode's triplets signal (offline, deterministic).
         extra[triplets.METADATA_KEY] = triplets.encode(triplets.extract(text))
-        return Chunk(text, total, method, section.page, section.heading, extra)
+        return Chunk(text, total, method, section.page, section.heading, extra, section.metadata)
 
 
 def with_languages(chunks: list[Chunk]) -> list[Chunk]:

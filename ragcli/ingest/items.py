@@ -15,6 +15,7 @@ from typing import Any, Protocol, TypeVar
 
 from ragcli.ingest.chunker import Chunk
 from ragcli.ingest.reuse import StoredCopy
+from ragcli.metadata import Metadata
 
 E = TypeVar("E")
 
@@ -61,6 +62,9 @@ class Item:
     # Stored with every chunk of the document, copied ones included: a web page's title,
     # a repository file's commit and web address (ragcli/remote/).
     metadata: dict[str, Any] = field(default_factory=dict)
+    # A streamed file's document metadata (ragcli/metadata.py), gathered from its chunks
+    # as they are written, for the manifest.
+    document_metadata: Metadata = field(default_factory=dict)
 
     def chunk_count(self) -> int:
         return len(self.copied.ids) if self.copied else len(self.chunks)

@@ -36,6 +36,7 @@ from ragcli.ingest.recovery import recover
 from ragcli.ingest.reuse import CopiedChunks, find_stored_copy, read_copies
 from ragcli.ingest.windows import Pace, WindowedBatch, embed_texts, finished
 from ragcli.ingest.writer import StoreWriter
+from ragcli.metadata import Metadata, chroma_fields, union
 from ragcli.store.manifest import FileRecord, Manifest
 from ragcli.store.vectors import VectorStore
 
@@ -122,6 +123,14 @@ def language_mix(counts: Counter[str]) -> str:
     """A file's chunks per language as the manifest keeps them: "de:12,en:3" ("" for
     chunks whose language was not detected: "?")."""
     return ",".join(f"{language or '?'}:{n}" for language, n in counts.most_common())
+
+
+def _file_metadata(item: Item) -> Metadata:
+    """A file's metadata for the manifest: its chunks' together (a streamed file's were
+    gathered as they went by), a copy's its origin's."""
+    if item.copied is not None:
+        return item.copied.origin.metadata
+    return union([item.document_metadata, *(chunk.metadata for chunk in item.chunks)])
 
 
 def _now() -> str:
@@ -523,6 +532,7 @@ class Ingestor:
         # The chunk count is known only at the end: total_chunks is filled in then.
         for chunk in item.stream():
             batch.append(chunk)
+            item.document_metadata = union([item.document_metadata, chunk.metadata])
             if len(batch) == FLUSH_CHUNKS:
                 vectors = self._embed_stoppable([c.text for c in batch])
                 self._write_chunks(item, batch, vectors, start, 0, collection)
@@ -582,6 +592,7 @@ class Ingestor:
                 "processed_at": now,
                 **getattr(chunk, "extra", {}),
                 **item.metadata,
+                **chroma_fields(chunk.metadata),
             }
             for i, chunk in enumerate(chunks)
         ]
@@ -623,6 +634,7 @@ class Ingestor:
                     now,
                     reading_of(item.file_type),
                     language_mix(item.languages),
+                    _file_metadata(item),
                 )
             )
             report.chunks_added += count

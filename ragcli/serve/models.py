@@ -23,6 +23,9 @@ class SourceFile(Record):
     sha256: str
     modified_at: str  # the file's modification time when it was ingested (UTC, ISO 8601)
     ingested_at: str
+    # What the document says of itself (front matter, Word or PDF properties): what the
+    # search and ask tools' `meta` filters on.
+    metadata: dict[str, str | list[str]] = Field(default_factory=dict)
 
     @classmethod
     def of(cls, record: FileRecord) -> SourceFile:
@@ -36,6 +39,7 @@ class SourceFile(Record):
             sha256=record.sha256,
             modified_at=modified.isoformat(timespec="seconds"),
             ingested_at=record.ingested_at,
+            metadata=record.metadata,
         )
 
 

@@ -6,12 +6,14 @@ model is loaded."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from ragcli.config import Settings
+from ragcli.metadata import key_summary
 from ragcli.remote.state import root_summaries
-from ragcli.store.manifest import collection_summaries
+from ragcli.store.manifest import collection_metadata, collection_summaries
 from ragcli.wiring import store_dir, trace_store
 
 
@@ -45,6 +47,7 @@ def status(settings: Settings) -> dict[str, Any]:
 
     directory = store_dir(settings)
     files = collection_summaries(directory / "manifest.sqlite")
+    metadata = collection_metadata(directory / "manifest.sqlite")
     chunks, chroma_error = _chroma_counts(settings, directory)
     collections = [
         {
@@ -54,6 +57,9 @@ def status(settings: Settings) -> dict[str, Any]:
             "last_ingest": files.get(name, {}).get("last_ingest"),
             # Chunks per language ("?": not detected), for files ingested since detection.
             "languages": files.get(name, {}).get("languages", {}),
+            # The metadata keys its documents hold, for `--meta`: files holding each, and
+            # the commonest values.
+            "metadata": [asdict(item) for item in key_summary(metadata.get(name, []))],
         }
         for name in sorted(set(files) | set(chunks))
     ]

@@ -5,10 +5,11 @@ leaves files that look new or changed, and the next run redoes exactly those."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections import Counter
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,33 @@ class FileRecord:
     # Its chunks' languages and how many of each ("de:12,en:3"; languages/detect.py), for
     # `ragcli status`; "" for a file ingested before languages were detected.
     languages: str = ""
+    # What the document says of itself, over all its sections (ragcli/metadata.py): what
+    # `status` counts and `--meta` is resolved against. Empty for files stored before.
+    metadata: dict[str, str | list[str]] = field(default_factory=dict)
+
+    def row(self) -> tuple[Any, ...]:
+        """The values a manifest row holds: the metadata as JSON, NULL when there is none."""
+        metadata = json.dumps(self.metadata, ensure_ascii=False) if self.metadata else None
+        return (*astuple(self)[:-1], metadata)
+
+    @classmethod
+    def of_row(cls, row: tuple[Any, ...]) -> FileRecord:
+        *values, metadata = row
+        return cls(*values, metadata=_metadata(metadata))
+
+
+# Named, not `*`: columns are added by ALTER TABLE, in whatever order a store met them.
+FILE_COLUMNS = ", ".join(f.name for f in fields(FileRecord))
+
+
+def _metadata(text: str | None) -> dict[str, str | list[str]]:
+    if not text:
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 @dataclass
@@ -76,6 +104,8 @@ class Manifest:
                 self.db.execute("ALTER TABLE files ADD COLUMN reading INTEGER NOT NULL DEFAULT 1")
             if "languages" not in columns:
                 self.db.execute("ALTER TABLE files ADD COLUMN languages TEXT NOT NULL DEFAULT ''")
+            if "metadata" not in columns:  # JSON; NULL: none, or stored before metadata was
+                self.db.execute("ALTER TABLE files ADD COLUMN metadata TEXT")
             # The ingest journal: files whose chunks are being written or deleted. A row is
             # written before the first chunk of a file is touched and cleared once every
             # index holding its chunks is durable; rows left by a killed run are repaired by
@@ -110,18 +140,20 @@ class Manifest:
     def get(self, collection: str, path: str) -> FileRecord | None:
         with self._lock:
             row = self.db.execute(
-                "SELECT * FROM files WHERE collection = ? AND path = ?", (collection, path)
+                f"SELECT {FILE_COLUMNS} FROM files WHERE collection = ? AND path = ?",
+                (collection, path),
             ).fetchone()
-        return FileRecord(*row) if row else None
+        return FileRecord.of_row(row) if row else None
 
     def with_sha256(self, collection: str, sha256: str) -> list[FileRecord]:
         """The files of `collection` stored with this content, in path order."""
         with self._lock:
             rows = self.db.execute(
-                "SELECT * FROM files WHERE collection = ? AND sha256 = ? ORDER BY path",
+                f"SELECT {FILE_COLUMNS} FROM files WHERE collection = ? AND sha256 = ? "
+                "ORDER BY path",
                 (collection, sha256),
             ).fetchall()
-        return [FileRecord(*row) for row in rows]
+        return [FileRecord.of_row(row) for row in rows]
 
     def put(self, record: FileRecord) -> None:
         with self._lock:
@@ -136,8 +168,9 @@ class Manifest:
     def _write(self, records: list[FileRecord]) -> None:
         with self.db:
             self.db.executemany(
-                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [astuple(r) for r in records],
+                f"INSERT OR REPLACE INTO files ({FILE_COLUMNS}) "
+                f"VALUES ({', '.join('?' for _ in fields(FileRecord))})",
+                [r.row() for r in records],
             )
 
     def remove(self, collection: str, path: str) -> None:
@@ -156,12 +189,15 @@ class Manifest:
     def files(self, collection: str | None = None) -> list[FileRecord]:
         with self._lock:
             if collection is None:
-                rows = self.db.execute("SELECT * FROM files ORDER BY collection, path").fetchall()
+                rows = self.db.execute(
+                    f"SELECT {FILE_COLUMNS} FROM files ORDER BY collection, path"
+                ).fetchall()
             else:
                 rows = self.db.execute(
-                    "SELECT * FROM files WHERE collection = ? ORDER BY path", (collection,)
+                    f"SELECT {FILE_COLUMNS} FROM files WHERE collection = ? ORDER BY path",
+                    (collection,),
                 ).fetchall()
-        return [FileRecord(*row) for row in rows]
+        return [FileRecord.of_row(row) for row in rows]
 
     def chunk_total(self, collection: str) -> int:
         """The chunks the collection's files have in the store (what Chroma holds once any
@@ -272,3 +308,26 @@ def language_mixes(db: sqlite3.Connection) -> dict[str, dict[str, int]]:
             language, _, count = part.partition(":")
             mix[language] += int(count or 0)
     return {name: dict(mix.most_common()) for name, mix in mixes.items()}
+
+
+def collection_metadata(path: Path) -> dict[str, list[dict[str, str | list[str]]]]:
+    """Per collection, the metadata of each of its files that has some, read without
+    writing as `collection_summaries`; none from a manifest written before metadata was
+    kept."""
+    if not path.is_file():
+        return {}
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+    try:
+        rows = db.execute(
+            "SELECT collection, metadata FROM files WHERE metadata IS NOT NULL"
+        ).fetchall()
+    except sqlite3.Error:  # no such column yet, or an unreadable manifest
+        return {}
+    finally:
+        db.close()
+    found: dict[str, list[dict[str, str | list[str]]]] = {}
+    for collection, text in rows:
+        metadata = _metadata(text)
+        if metadata:
+            found.setdefault(collection, []).append(metadata)
+    return found

@@ -80,6 +80,8 @@ def search_view(result: SearchResult, plain: bool = False, scope: str = "") -> R
         if hit.locator:
             body.append("\n" + one_line(with_heading(hit.locator, hit.heading)), style="cyan")
         body.append("\n" + _scores(hit, result.retriever), style="dim")
+        if filtered := _filtered_metadata(hit, result):
+            body.append("\n" + filtered, style="magenta")
         body.append("\n" + _snippet(hit.text))
         if number < len(result.results) - 1:
             body.append("\n")
@@ -96,6 +98,19 @@ def stale_notes(result: SearchResult, scope: str = "") -> list[Text]:
     )
     found = [note for note in notes if note is not None]
     return found + [Text(f"⚠ {note}", style="yellow") for note in result.notes]
+
+
+def _filtered_metadata(hit: SearchHit, result: SearchResult) -> str:
+    """The hit's metadata under the keys a --meta filter named: why it was let in."""
+    if result.filters is None or not result.filters.meta or not hit.doc_metadata:
+        return ""
+    named = result.filters.meta_keys()
+    shown = [
+        f"{key}: {value if isinstance(value, str) else ', '.join(value)}"
+        for key, value in hit.doc_metadata.items()
+        if key in named
+    ]
+    return one_line(" · ".join(shown))
 
 
 def _snippet(text: str) -> str:

@@ -105,6 +105,32 @@ def remote_table(roots: list[dict[str, Any]]) -> FitTable:
     return FitTable(columns, rows, title="Remote roots")
 
 
+def metadata_table(collections: list[dict[str, Any]]) -> FitTable | None:
+    """The metadata keys each collection's documents hold (what `--meta KEY=VALUE` can
+    name), with how many files hold each and its commonest values; None when none do."""
+    rows: list[list[Cell]] = [
+        [
+            item["name"],
+            entry["key"],
+            str(entry["files"]),
+            str(entry["values"]),
+            ", ".join(entry["examples"]),
+        ]
+        for item in collections
+        for entry in item.get("metadata") or []  # absent from reports of earlier versions
+    ]
+    if not rows:
+        return None
+    columns = [
+        Col("collection", drop=1),
+        Col("key", kind="key"),
+        Col("files", justify="right"),
+        Col("values", justify="right"),
+        Col("commonest", kind="flex", wrap=False),
+    ]
+    return FitTable(columns, rows, title="Metadata (--meta KEY=VALUE)")
+
+
 def status_view(data: dict[str, Any]) -> RenderableType:
     parts: list[RenderableType] = [pairs(_settings_lines(data))]
     if data["store"].get("error"):
@@ -112,6 +138,9 @@ def status_view(data: dict[str, Any]) -> RenderableType:
         parts.append(Text(f"⚠ chunk counts unavailable: {error}", style="yellow"))
     if data["collections"]:
         parts.append(collections_table(data["collections"]))
+        metadata = metadata_table(data["collections"])
+        if metadata is not None:
+            parts.append(metadata)
     else:
         parts.append(Text("no collections yet: run `ragcli ingest PATH`", style="yellow"))
     if data.get("remote"):  # absent from reports of earlier versions

@@ -25,6 +25,7 @@ from ragcli.ingest.loaders.base import (
 from ragcli.ingest.loaders.encoding import read_text
 from ragcli.ingest.loaders.text import iter_sections
 from ragcli.ingest.maildir import in_maildir
+from ragcli.metadata import clean
 
 __all__ = [
     "FORMATS",
@@ -152,7 +153,10 @@ FORMATS = _formats()
 # Markdown 11: a code span's brackets are kept (`grid[0][1]` had read `grid0` where an
 #   unresolved reference link was rewritten over the rendered text); a chunk cut inside a
 #   nested list writes its items from the margin (it read as an indented code block).
-READINGS = {"md": 11, "rst": 15, "html": 5, "ipynb": 3, "epub": 4, "pdf": 2}
+# docx 2, pptx 2, PDF 3: the document's properties (title, author, keywords, dates …) are
+#   stored with every chunk, for `--meta` filters; a Word or PDF title the text does not
+#   say opens its first chunk.
+READINGS = {"md": 11, "rst": 15, "html": 5, "ipynb": 3, "epub": 4, "pdf": 3, "docx": 2, "pptx": 2}
 
 
 def reading_of(file_type: str) -> int:
@@ -226,6 +230,9 @@ def load(path: Path, options: LoadOptions | None = None) -> LoadedFile:
     loaded.sections = [s for s in loaded.sections if s.text.strip()]
     if not loaded.sections:
         raise _nothing_read(loaded)
+    loaded.metadata = clean(loaded.metadata)
+    for section in loaded.sections:  # a section's key wins over its file's
+        section.metadata = {**loaded.metadata, **clean(section.metadata)}
     return loaded
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from ragcli.ingest.loaders.base import LoadedFile, LoadError, LoadOptions, Section
 from ragcli.ingest.loaders.ocr import MAX_SIDE, empty_pages_note, iter_ocr_pages
+from ragcli.ingest.loaders.properties import pdf_properties, title_as_text
 
 OCR_DPI = 300
 # A page whose text layer has fewer letters than this is treated as having none: a scan
@@ -20,7 +21,7 @@ NO_TEXT_LAYER = "PDF has no text layer and OCR is off (ingest.ocr: off)"
 
 
 def load_pdf(path: Path, options: LoadOptions, stopping: Callable[[], bool]) -> LoadedFile:
-    sections = _text_layer(path)
+    sections, properties = _text_layer(path)
     pages = len(sections)
     if options.ocr == "force":
         scanned = list(range(1, pages + 1))
@@ -43,7 +44,10 @@ def load_pdf(path: Path, options: LoadOptions, stopping: Callable[[], bool]) -> 
         notes += empty_pages_note(sections, pages)
         if ocr_pages:
             notes.insert(0, f"OCR read {ocr_pages} of {pages} pages")
-    return LoadedFile("pdf", sections, pages=pages, notes=notes, ocr_pages=ocr_pages)
+    title_as_text(sections, properties.get("title"), path)  # after OCR, which replaces text
+    return LoadedFile(
+        "pdf", sections, pages=pages, notes=notes, ocr_pages=ocr_pages, metadata=properties
+    )
 
 
 def _with_tables(
@@ -82,7 +86,8 @@ def _letters(text: str) -> int:
     return sum(1 for char in text if char.isalnum())
 
 
-def _text_layer(path: Path) -> list[Section]:
+def _text_layer(path: Path) -> tuple[list[Section], dict[str, Any]]:
+    """Each page's text, and the document's properties."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
@@ -102,7 +107,7 @@ def _text_layer(path: Path) -> list[Section]:
             heading = next((path for first, path in reversed(headings) if first <= number), None)
             text = page.extract_text() or ""
             sections.append(Section(text, page=number, heading=heading, locator=f"page {number}"))
-        return sections
+        return sections, pdf_properties(reader)
     except LoadError:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:

@@ -9,6 +9,7 @@ from typing import Any
 
 from ragcli.ingest.loaders.base import LoadedFile, LoadError, Section
 from ragcli.ingest.loaders.containers import check_zip, library_error
+from ragcli.ingest.loaders.properties import core_properties
 from ragcli.ingest.loaders.tables import table_lines
 
 
@@ -27,7 +28,7 @@ def load_pptx(path: Path) -> LoadedFile:
         raise LoadError("corrupt PowerPoint deck (not a .pptx package)") from None
     except Exception as exc:  # python-pptx and lxml raise many kinds on damaged files
         raise library_error("PowerPoint deck", exc) from None
-    return LoadedFile("pptx", sections, pages=len(slides))
+    return LoadedFile("pptx", sections, pages=len(slides), metadata=core_properties(deck))
 
 
 def _slide(slide: Any, number: int) -> Section:

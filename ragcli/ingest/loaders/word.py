@@ -11,6 +11,7 @@ from typing import Any
 
 from ragcli.ingest.loaders.base import LoadedFile, LoadError, Section
 from ragcli.ingest.loaders.containers import check_zip, library_error
+from ragcli.ingest.loaders.properties import core_properties, title_as_text
 from ragcli.ingest.loaders.tables import table_lines
 
 HEADING_STYLE = re.compile(r"^(?:heading|überschrift|titre|título)\s*(\d)$", re.IGNORECASE)
@@ -31,7 +32,9 @@ def load_docx(path: Path) -> LoadedFile:
         raise LoadError("corrupt Word document (not a .docx package)") from None
     except Exception as exc:  # python-docx and lxml raise many kinds on damaged files
         raise library_error("Word document", exc) from None
-    return LoadedFile("docx", sections)
+    properties = core_properties(document)
+    title_as_text(sections, properties.get("title"), path)
+    return LoadedFile("docx", sections, metadata=properties)
 
 
 # w:outlineLvl 0-8 are heading levels 1-9; 9 is body text.
