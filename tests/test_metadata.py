@@ -155,8 +155,8 @@ def test_the_same_key_widens_another_key_narrows_a_range_narrows():
 
 def test_a_scope_asks_chroma_for_the_metadata_and_the_files_for_the_rest():
     files = [
-        FileRecord("docs", "/d/a.md", "0" * 64, 1, 1, "md", 1, None, "x", 1, {"tags": "x"}),
-        FileRecord("docs", "/d/b.pdf", "0" * 64, 1, 1, "pdf", 1, None, "x", 1, {"tags": "y"}),
+        FileRecord("docs", "/d/a.md", "0" * 64, 1, 1, "md", 1, None, "x", metadata={"tags": "x"}),
+        FileRecord("docs", "/d/b.pdf", "0" * 64, 1, 1, "pdf", 1, None, "x", metadata={"tags": "y"}),
         FileRecord("docs", "/d/c.md", "0" * 64, 1, 1, "md", 1, None, "x"),
     ]
     scope = resolve(make_filters(meta=["tag=x"]), "docs", files)

@@ -14,6 +14,7 @@ from ragcli.documents.model import DocumentPart, DocumentSection, StoredDocument
 from ragcli.documents.places import Request, Span, span_of
 from ragcli.documents.rebuild import outline, rebuild
 from ragcli.errors import ConfigError
+from ragcli.metadata import from_chroma, is_stored_field
 from ragcli.models import ChunkMetadata
 from ragcli.store.manifest import FileRecord
 
@@ -78,9 +79,16 @@ def document_of(record: FileRecord, chunks: list[tuple[str, dict[str, Any]]]) ->
 def document_metadata(first_chunk: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
     """A document's title (a stored title, else its first chunk's top heading) and its
     own metadata, from its first chunk's metadata."""
-    own = {k: v for k, v in first_chunk.items() if k not in OWN_KEYS and v not in (None, "")}
+    own = {
+        k: v
+        for k, v in first_chunk.items()
+        if k not in OWN_KEYS and not is_stored_field(k) and v not in (None, "")
+    }
+    read = from_chroma(first_chunk) or {}  # front matter, properties: as read (metadata.py)
+    own.update(read)
     heading = str(first_chunk.get("heading") or "")
-    title = first_chunk.get("title") or heading.split(" > ")[0].strip() or None
+    named = read.get("title") if isinstance(read.get("title"), str) else None
+    title = first_chunk.get("title") or named or heading.split(" > ")[0].strip() or None
     return title, own
 
 

@@ -96,8 +96,10 @@ def remote_table(roots: list[dict[str, Any]]) -> FitTable:
         if root["revision"]:
             stored += f" @ {root['revision'][:12]}"
         errors = root.get("errors") or []
-        said = f"{root['failed']} failed: {errors[0]}" if root["failed"] and errors else (
-            errors[0] if errors else "none"
+        said = (
+            f"{root['failed']} failed: {errors[0]}"
+            if root["failed"] and errors
+            else (errors[0] if errors else "none")
         )
         if len(errors) > 1:
             said += f" (+{len(errors) - 1} more)"
