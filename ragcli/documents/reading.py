@@ -87,9 +87,9 @@ def document_metadata(first_chunk: dict[str, Any]) -> tuple[str | None, dict[str
     read = from_chroma(first_chunk) or {}  # front matter, properties: as read (metadata.py)
     own.update(read)
     heading = str(first_chunk.get("heading") or "")
-    named = read.get("title") if isinstance(read.get("title"), str) else None
+    named = read.get("title")
     title = first_chunk.get("title") or named or heading.split(" > ")[0].strip() or None
-    return title, own
+    return (title if isinstance(title, str) else None), own
 
 
 def document_unit(document: StoredDocument) -> str | None:

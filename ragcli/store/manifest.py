@@ -42,8 +42,9 @@ class FileRecord:
 
     @classmethod
     def of_row(cls, row: tuple[Any, ...]) -> FileRecord:
-        *values, metadata = row
-        return cls(*values, metadata=_metadata(metadata))
+        record = cls(*row[:-1])
+        record.metadata = _metadata(row[-1])
+        return record
 
 
 # Named, not `*`: columns are added by ALTER TABLE, in whatever order a store met them.
