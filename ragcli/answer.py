@@ -8,13 +8,17 @@ imports nothing of ragcli's, so every layer can use it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 # sentence: prose; list_item: one item of a list; code: a code block (text without fences);
 # row: a table row as `header: value; …`; heading: a section's name given as a part's
-# subject; statement: a model's sentence that is not a verbatim quote (OpenAI backend).
-PartKind = Literal["sentence", "list_item", "code", "row", "heading", "statement"]
+# subject, or a synthesized section's sub-question; statement: a model's sentence that is
+# not a verbatim quote (OpenAI backend), or ragcli's own words inside a synthesized answer;
+# source_list: a synthesized section's "Sources: [1] file; …" line.
+PartKind = Literal["sentence", "list_item", "code", "row", "heading", "statement", "source_list"]
+# The kinds that state something a source can back (support is judged for these).
+CLAIM_KINDS: frozenset[str] = frozenset({"sentence", "list_item", "row", "statement"})
 
 
 @dataclass(frozen=True)
@@ -32,7 +36,10 @@ class AnswerPart:
     `text` is the part as shown (inline Markdown for prose, the code itself for code);
     `sources` the 1-based numbers of the run's sources it cites (empty for a part that
     cites nothing); `chunk_id` and `span` locate a verbatim quote in the stored chunk
-    (None for a model's own sentence); `new_paragraph` starts a paragraph before it."""
+    (None for a model's own sentence); `new_paragraph` starts a paragraph before it.
+    A list item's text starts with its marker ("- ", "1. "); a row's is `header: value; …`.
+    `continues`: quoted as one with the part before it (the list or code a lead-in
+    introduces); such a run's citation is written once, after its last part."""
 
     text: str
     kind: PartKind
@@ -41,12 +48,18 @@ class AnswerPart:
     span: Span | None = None
     language: str | None = None  # a code block's language, for its fence
     new_paragraph: bool = False
+    continues: bool = False
+
+    @property
+    def claims(self) -> bool:
+        """It states something a source can back (code, headings and lists of files do not)."""
+        return self.kind in CLAIM_KINDS
 
 
 @dataclass(frozen=True)
 class Answer:
     """An answer: its parts in order, and notes that are not part of what the sources
-    say (a backend's "The sources do not say …", a budget cut)."""
+    say (a backend's "The sources do not say …", a budget cut), shown before the parts."""
 
     parts: tuple[AnswerPart, ...] = ()
     notes: tuple[str, ...] = field(default=())
@@ -54,3 +67,24 @@ class Answer:
     @property
     def empty(self) -> bool:
         return not self.parts
+
+    def cited(self) -> list[int]:
+        """The source numbers the parts cite, each once, in order of first citation."""
+        return list(dict.fromkeys(n for part in self.parts for n in part.sources))
+
+    def renumbered(self, mapping: dict[int, int]) -> tuple[Answer, list[int]]:
+        """The answer citing `mapping[n]` for each source n; citations absent from
+        `mapping` point at no source: they are dropped, and returned."""
+        dropped: list[int] = []
+        parts = []
+        for part in self.parts:
+            dropped.extend(n for n in part.sources if n not in mapping)
+            kept = tuple(dict.fromkeys(mapping[n] for n in part.sources if n in mapping))
+            parts.append(replace(part, sources=kept))
+        return Answer(tuple(parts), self.notes), list(dict.fromkeys(dropped))
+
+    @classmethod
+    def of_notes(cls, *notes: str) -> Answer:
+        """ragcli's own words and nothing from the sources ("The retrieved documents do
+        not appear to answer this question.", a clarifying question)."""
+        return cls((), tuple(n for n in notes if n))

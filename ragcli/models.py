@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ragcli.metadata import from_chroma, is_stored_field, key_forms
+
+from ragcli.answer import Answer
 
 GradeLabel = Literal["correct", "ambiguous", "incorrect"]
 # The one vocabulary of outcomes every mode reports (docs/configuration.md, "Exit codes").
@@ -35,11 +36,6 @@ def heading_line(heading: str) -> str:
     text. A Markdown heading line, which segment.py reads as a heading, never as an answer
     sentence; the extractive backend knows it by this exact form."""
     return "# " + " ".join(heading.split())
-
-
-# A sentence that introduces what follows it: "… as follows:", and the trailing ellipsis
-# some sites write instead ("could be done like this…").
-LEAD_IN_END = re.compile(r"(?::|…|\.\.\.)\s*$")
 
 
 class ChunkMetadata(BaseModel):
@@ -177,7 +173,7 @@ class Verification(BaseModel):
 
 class SubAnswer(BaseModel):
     question: str
-    answer: str
+    answer: Answer
     sources: list[RetrievedChunk] = Field(default_factory=list)
     error: str | None = None  # the model failed to answer this sub-question
 

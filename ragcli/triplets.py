@@ -75,7 +75,8 @@ _CLAUSE_OPENERS = {"if", "when", "unless", "after", "before", "once", "while", "
 _PRONOUNS = {"we", "you", "they", "it", "i", "he", "she"}
 _RELATIVES = {"that", "which", "who"}
 _CONJUNCTIONS = {"and", "but", "or", "then", "so", "also"}
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(A-Z0-9])")
+# A statement ends with its sentence (text/sentences.py) or at a semicolon before a new clause.
+_CLAUSE_END = re.compile(r"(?<=;)\s+(?=[\"'(A-Z0-9])")
 # Clause breaks that end an object: the rest is a condition or an exception.
 _OBJECT_END = re.compile(r"[.;!?]|,\s*(?:unless|except|if|but|and we|so that)\b", re.IGNORECASE)
 _NUMBERING = re.compile(r"^\s*(?:[-*•]\s*)?(?:\(?[0-9]+(?:\.[0-9]+)*\.?\)?|\([a-z]\))\s+")
@@ -120,7 +121,9 @@ def extract(text: str) -> list[Triplet]:
             found.append(Triplet(lead.subject, lead.relation, _cut(f"{lead.object} {item}")))
             continue
         lead = None
-        for sentence in _SENTENCE_END.split(_clean(_NUMBERING.sub("", stripped, count=1))):
+        cleaned = _clean(_NUMBERING.sub("", stripped, count=1))
+        clauses = [c for s in split_sentences(cleaned) for c in _CLAUSE_END.split(s)]
+        for sentence in clauses:
             triplet = _statement(sentence)
             if triplet is None:
                 continue

@@ -25,7 +25,8 @@ sys.path.insert(0, str(ROOT))
 
 
 def first_sentence(answer: str) -> str:
-    from ragcli.llm.text import sentences, strip_citations
+    from ragcli.llm.text import sentences
+    from ragcli.text.citations import strip_citations
 
     found = sentences(answer)
     return strip_citations(found[0]) if found else ""

@@ -13,7 +13,10 @@ from typer.testing import CliRunner
 
 from ragcli import service
 from ragcli.cli import app
+from ragcli.answer import Answer, AnswerPart
+from ragcli.llm.answer_parse import parse_answer
 from ragcli.llm.citations import citation_label, merge_sources
+from ragcli.text.markdown import render
 from ragcli.models import ChunkMetadata, RetrievedChunk, SubAnswer
 from tests.support.common import offline_backend, quoted_in, settings_for
 from tests.support.stubs import Fault, OpenAIStub
@@ -57,15 +60,22 @@ def openai_settings(store, stub, **overrides):
     return settings_for(store, **{"llm.base_url": stub.base_url, "llm.api_key": "k", **overrides})
 
 
+def quoted(text: str) -> Answer:
+    """An extractive answer: its sentences are quotes."""
+    return parse_answer(text, kind="sentence")
+
+
 # -- de-duplication and renumbering ------------------------------------------------------
 
 
 def test_sources_are_merged_once_each_and_sub_answers_recited():
     subs = [
-        SubAnswer(question="q1", answer="A. [1] B. [2]", sources=[chunk("x"), chunk("y")]),
+        SubAnswer(
+            question="q1", answer=parse_answer("A. [1] B. [2]"), sources=[chunk("x"), chunk("y")]
+        ),
         SubAnswer(
             question="q2",
-            answer="C [1]. D [2][3]. E [1, 3]. F [4].",
+            answer=parse_answer("C [1]. D [2][3]. E [1, 3]. F [4]."),
             sources=[chunk("y"), chunk("z"), chunk("x")],
         ),
     ]
@@ -73,8 +83,10 @@ def test_sources_are_merged_once_each_and_sub_answers_recited():
     assert [c.chunk_id for c in merged.sources] == ["x", "y", "z"]
     assert merged.numbering == {"x": 1, "y": 2, "z": 3}
     assert merged.retrieved == 5
-    assert merged.sub_answers[0].answer == "A. [1] B. [2]"
-    assert merged.sub_answers[1].answer == "C [2]. D [3][1]. E [2][1]. F."
+    assert render(merged.sub_answers[0].answer) == "A. [1] B. [2]"
+    # Each sentence cites what it cited, renumbered; a citation before the stop is read
+    # as the sentence's and written after it.
+    assert render(merged.sub_answers[1].answer) == "C. [2] D. [3][1] E. [2][1] F."
     assert merged.dropped == ["sub-answer 2 cites [4], but it has 3 sources: removed"]
 
 
@@ -85,21 +97,21 @@ def test_extractive_synthesis_one_section_per_sub_question_without_repeats(tmp_p
     subs = [
         SubAnswer(
             question="What is the web port?",
-            answer="The web port is 7420. [1] Metrics are served on port 9420. [2]",
+            answer=quoted("The web port is 7420. [1] Metrics are served on port 9420. [2]"),
             sources=[config, guide],
         ),
         SubAnswer(
             question="Which port serves metrics?",
-            answer="Metrics are served on port 9420. [1]",
+            answer=quoted("Metrics are served on port 9420. [1]"),
             sources=[guide],
         ),
         SubAnswer(
             question="What is the boiling point of mercury?",
-            answer="The retrieved documents do not appear to answer this question.",
+            answer=Answer.of_notes("The retrieved documents do not appear to answer this question."),
             sources=[config],
         ),
     ]
-    assert backend.synthesize("ports and mercury?", subs) == (
+    assert render(backend.synthesize("ports and mercury?", subs)) == (
         "**What is the web port?**\n"
         "The web port is 7420. [1] Metrics are served on port 9420. [2]\n"
         "Sources: [1] docs/configuration.md; [2] docs/admin_guide.pdf, p. 3\n\n"
@@ -122,19 +134,29 @@ def test_extractive_synthesis_quotes_lists_and_code_after_the_prose(tmp_path):
     subs = [
         SubAnswer(
             question="What is the web port?",
-            answer="- Key: `http_port`; Default: 7420 [1] The web port serves the app. [2]",
+            answer=Answer(
+                (
+                    AnswerPart("Key: `http_port`; Default: 7420", "row", (1,)),
+                    AnswerPart("The web port serves the app.", "sentence", (2,)),
+                )
+            ),
             sources=[config, guide],
         ),
         SubAnswer(
             question="How do I turn backups on?",
-            answer="```toml\n[backup]\nenabled = true\n```\n[1]\nBackups are off until then. [1]",
+            answer=Answer(
+                (
+                    AnswerPart("[backup]\nenabled = true", "code", (1,), language="toml"),
+                    AnswerPart("Backups are off until then.", "sentence", (1,)),
+                )
+            ),
             sources=[backup],
         ),
     ]
-    assert backend.synthesize("port and backups?", subs) == (
+    assert render(backend.synthesize("port and backups?", subs)) == (
         "**What is the web port?**\n"
         "The web port serves the app. [2]\n"
-        "- Key: `http_port`; Default: 7420 [1]\n"
+        "- Key: `http_port`; Default: 7420 [1]\n\n"  # a line after an item would continue it
         "Sources: [2] docs/guide.md; [1] docs/config.md\n\n"  # in the order they are read
         "**How do I turn backups on?**\n"
         "Backups are off until then. [3]\n"

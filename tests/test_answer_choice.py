@@ -15,9 +15,15 @@ from ragcli.evaluation.squad import contains_answer
 from ragcli.ingest.loaders.markup import html_sections
 from ragcli.llm.answer_choice import FEATURES, bundled, question_kind, states_default
 from ragcli.llm.segment import units
+from ragcli.text.markdown import render
 from tests.support.common import offline_backend, settings_for
 
 DATA = Path(__file__).parent / "data"
+
+
+def generated(backend, question, chunks) -> str:
+    """The offline answer as the reader sees it (Markdown)."""
+    return render(backend.generate(question, chunks))
 
 
 @pytest.mark.parametrize(
@@ -242,7 +248,7 @@ def test_a_how_to_answer_names_what_a_heading_names(tmp_path):
         s for s in backend.scored_sentences(question, chunks) if "is_eager" in s.candidate.text
     )
     assert fix_sentence.features[FEATURES.index("names_heading")] == 1.0
-    assert "`is_eager=True`" in backend.generate(question, chunks)
+    assert "`is_eager=True`" in generated(backend, question, chunks)
 
 
 def test_sentences_naming_a_heading_name_are_scored_beyond_the_sixteen(tmp_path):
@@ -283,7 +289,7 @@ def test_a_sentence_under_a_heading_naming_the_fix_is_quoted_after_it(tmp_path):
         _chunk(2, "Records > Look up by key with `.fetch()`", shortcut),
     ]
     backend = offline_backend(tmp_path)
-    answer = backend.generate("How can I read one record directly by its primary key?", chunks)
+    answer = generated(backend, "How can I read one record directly by its primary key?", chunks)
     assert "**Look up by key with `.fetch()`**: reading a single record" in answer
 
 
@@ -302,7 +308,7 @@ def test_a_whole_listing_is_not_shown_as_the_sections_example(tmp_path):
             "Responses are made smaller by adding the `Compressor` to the app.\n\n"
             f"```python\n{code}\n```"
         )
-        answer = backend.generate(question, [_chunk(1, "Guide > Compression", content)])
+        answer = generated(backend, question, [_chunk(1, "Guide > Compression", content)])
         assert "`Compressor`" in answer
         assert (short in answer) is shown, answer
 
@@ -346,7 +352,7 @@ def test_a_diagram_is_neither_brought_by_a_lead_in_nor_quoted(tmp_path):
     question = "When a team is deleted, how do I get its heroes deleted automatically?"
     scored = backend.scored_sentences(question, chunks)
     assert not [s for s in scored if "Wakaland" in s.candidate.text or "```" in s.candidate.text]
-    answer = backend.generate(question, chunks)
+    answer = generated(backend, question, chunks)
     assert "cascade_delete=True" in answer
     assert "flowchart" not in answer and "```mermaid" not in answer
 
@@ -373,7 +379,7 @@ def test_a_how_to_sentence_is_quoted_when_a_sentence_soon_after_explains_it(tmp_
         if s.candidate.text.startswith("`check_same_thread`")
     )
     assert setting.explained >= 0.2
-    assert "`check_same_thread`" in backend.generate(question, chunks)
+    assert "`check_same_thread`" in generated(backend, question, chunks)
 
 
 def test_a_how_to_answer_does_not_quote_a_transcript_on_its_own(tmp_path):
@@ -411,7 +417,7 @@ def test_the_middle_of_a_cut_listing_is_neither_quoted_nor_shown(tmp_path):
     question = "How do I get at the files a user uploaded in a form?"
     kinds = [s.candidate.kind for s in backend.scored_sentences(question, chunks)]
     assert kinds == ["sentence"]
-    answer = backend.generate(question, chunks)
+    answer = generated(backend, question, chunks)
     assert "`files`" in answer and "redirect(" not in answer
 
 
@@ -432,7 +438,7 @@ def test_a_transcript_whose_command_does_what_is_asked_is_brought_by_its_lead_in
     question = "How do I install SQLModel?"
     best = backend.scored_sentences(question, chunks)[0]
     assert best.candidate.text.endswith("for example with:") and best.features[lead_in]
-    assert "$ pip install sqlmodel" in backend.generate(question, chunks)
+    assert "$ pip install sqlmodel" in generated(backend, question, chunks)
     scored = backend.scored_sentences("How do I upgrade the database schema?", chunks)
     assert not any(s.features[lead_in] for s in scored)
 
@@ -444,7 +450,7 @@ def test_an_install_section_holding_only_a_transcript_answers_how_to_install(tmp
     backend = offline_backend(tmp_path)
     content = '## Installation\n\n```console\n$ pip install "fastapi[standard]"\n---> 100%\n```'
     chunks = [_chunk(1, "FastAPI > Installation", content)]
-    assert '$ pip install "fastapi[standard]"' in backend.generate(
+    assert '$ pip install "fastapi[standard]"' in generated(backend, 
         "How do I install FastAPI?", chunks
     )
     assert not backend.scored_sentences("How do I declare a path parameter?", chunks)
@@ -466,7 +472,7 @@ def test_one_install_line_from_two_pages_is_quoted_once(tmp_path):
         "```console\n$ pip install sqlmodel\n---> 100%\nSuccessfully installed sqlmodel\n```"
     )
     chunks = [_chunk(1, "Install SQLModel", install), _chunk(2, "SQLModel > Installation", index)]
-    answer = backend.generate("How do I install SQLModel?", chunks)
+    answer = generated(backend, "How do I install SQLModel?", chunks)
     assert answer.count("$ pip install sqlmodel") == 1, answer
 
 
@@ -495,7 +501,7 @@ def test_the_sentence_naming_the_fix_after_the_problem_is_scored(tmp_path):
     )
     scored = [s.candidate.text for s in backend.scored_sentences(question, chunks)]
     assert any("`col()`" in text for text in scored)
-    assert "`col()`" in backend.generate(question, chunks)
+    assert "`col()`" in generated(backend, question, chunks)
 
 
 def test_a_tables_column_names_do_not_make_its_rows_bear_on_a_how_to_question(tmp_path):
@@ -535,7 +541,7 @@ def test_a_how_to_answer_prefers_the_call_to_the_examples_values(tmp_path):
     assert call.features[FEATURES.index("names_call")] == 1.0
     assert example.features[FEATURES.index("names_call")] == 0.0
     assert bundled().score(call.features) > bundled().score(example.features)
-    assert '`typer.Argument(envvar="AWESOME_NAME")`' in backend.generate(question, chunks)
+    assert '`typer.Argument(envvar="AWESOME_NAME")`' in generated(backend, question, chunks)
     why = "Why does the CLI argument read an environment variable when it is not given?"
     assert all(
         s.features[FEATURES.index("names_call")] == 0.0
@@ -560,7 +566,7 @@ def test_a_sentence_ending_in_an_ellipsis_leads_in_to_its_code(tmp_path, ending)
     lead_in = FEATURES.index("lead_in")
     scored = {s.candidate.text[:29]: s for s in backend.scored_sentences(question, chunks)}
     assert scored["You can stream the binary con"].features[lead_in] == 1.0
-    answer = backend.generate(question, chunks)
+    answer = generated(backend, question, chunks)
     assert f"content of the response{ending}\n```python\nwith client.stream(" in answer
     assert answer.count("r.iter_bytes()") == 1
 
@@ -579,16 +585,16 @@ def test_a_lead_in_ending_its_chunk_brings_the_code_stored_with_it(tmp_path):
     chunk = _chunk(1, "Uploads > Streaming uploads", content)
     question = "How do I stream a file while it uploads?"
     backend = offline_backend(tmp_path)
-    assert backend.generate(question, [chunk]).rstrip().endswith("like this: [1]")
+    assert generated(backend, question, [chunk]).rstrip().endswith("like this: [1]")
     chunk.metadata.continues = code
-    answer = backend.generate(question, [chunk])
+    answer = generated(backend, question, [chunk])
     assert f"like this:\n{code}\n[1]" in answer
     for shows_nothing_here in (
         "```python\n" + "x = 1\n" * 80 + "```",  # a listing
         "```python include=docs_src/upload.py\ncode example from docs_src/upload.py\n```",
     ):
         chunk.metadata.continues = shows_nothing_here
-        assert backend.generate(question, [chunk]).rstrip().endswith("like this: [1]")
+        assert generated(backend, question, [chunk]).rstrip().endswith("like this: [1]")
 
 
 def test_the_code_cut_from_a_lead_in_is_stored_and_retrieved_with_it(tmp_path):
@@ -639,7 +645,7 @@ def test_a_question_about_a_default_gets_the_sentence_stating_it(tmp_path):
     backend = offline_backend(tmp_path)
     best = backend.scored_sentences(question, chunks)[0].candidate.text
     assert best.startswith("By default a client allows a total of 120 seconds"), best
-    assert "120 seconds" in backend.generate(question, chunks)
+    assert "120 seconds" in generated(backend, question, chunks)
 
 
 @pytest.mark.parametrize(
@@ -751,7 +757,7 @@ def test_a_sentence_that_refers_back_brings_the_sentence_naming_what_it_is(tmp_p
 
     assert antecedent(howto, "This is what").startswith("Streamed responses also have")
     assert antecedent("What does a progress bar show while a file downloads?", "This") is None
-    answer = backend.generate(howto, chunks)
+    answer = generated(backend, howto, chunks)
     assert answer.index("`response.num_bytes_downloaded`") < answer.index("This is what")
     # An antecedent that refers back itself says no more than the sentence quoted.
     chunks[0] = _chunk(1, "Clients > Monitoring", streaming.replace("Streamed responses", "It"))
@@ -797,7 +803,7 @@ def test_a_how_to_answer_that_shows_the_call_with_its_code_stops_sooner(tmp_path
         candidate = Candidate(unit.text, 1, position, np.eye(3)[n], section="Timeouts")
         scored.append(ScoredSentence(candidate, 0.9, tuple(features), score=0.985))
     backend.scored_sentences = lambda query, chunks: scored  # type: ignore[method-assign]
-    answer = backend.generate(HOW_TO_TIMEOUT, [chunk])
+    answer = generated(backend, HOW_TO_TIMEOUT, [chunk])
     assert ("client.get(url, timeout=5)" in answer) == (shown != "no code")
     assert "each step of the request" in answer
     assert ("The default is five seconds" in answer) == (shown == "no code"), answer

@@ -17,7 +17,8 @@ import pytest
 from ragcli import service
 from ragcli.llm.segment import units
 from ragcli.llm.subject import heading_name, with_heading
-from ragcli.llm.text import sentences, strip_citations
+from ragcli.llm.text import sentences
+from ragcli.text.citations import strip_citations
 from tests.support.common import settings_for
 
 DATA = Path(__file__).parent / "data"

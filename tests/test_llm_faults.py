@@ -10,6 +10,7 @@ import time
 import pytest
 from typer.testing import CliRunner
 
+from ragcli.answer import Answer, AnswerPart
 from ragcli.cli import app
 from ragcli.llm.base import GradeBands
 from ragcli.llm.extractive import ExtractiveBackend
@@ -23,6 +24,8 @@ BANDS = GradeBands(correct_at=0.7, ambiguous_at=0.4)
 
 QUESTION = "How long is the refund window for annual plans?"
 runner = CliRunner()
+
+THIRTY_DAYS = Answer((AnswerPart("Thirty days.", "statement", (1,)),))
 
 
 def ask(store, stub_url: str, *extra: str, **env: str):
@@ -149,14 +152,14 @@ def test_unparseable_structured_replies_fall_back_and_are_recorded(sample_store,
         with trace.step("grade") as grade_step:
             grades = backend.grade(QUESTION, chunks, BANDS)
         with trace.step("reflect") as reflect_step:
-            reflection = backend.reflect(QUESTION, "Thirty days [1].", chunks, 0.7)
+            reflection = backend.reflect(QUESTION, THIRTY_DAYS, chunks, 0.7)
         with trace.step("verify") as verify_step:
-            verification = backend.verify("Thirty days [1].", chunks)
+            verification = backend.verify(THIRTY_DAYS, chunks)
         with trace.step("decompose") as decompose_step:
             parts = backend.decompose(QUESTION, 2, 4)
     assert grades == extractive.grade(QUESTION, chunks, BANDS)
-    assert reflection == extractive.reflect(QUESTION, "Thirty days [1].", chunks, 0.7)
-    assert verification == extractive.verify("Thirty days [1].", chunks)
+    assert reflection == extractive.reflect(QUESTION, THIRTY_DAYS, chunks, 0.7)
+    assert verification == extractive.verify(THIRTY_DAYS, chunks)
     assert parts == [QUESTION]
     for step, role in [
         (grade_step, "grade"),

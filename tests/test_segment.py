@@ -165,20 +165,24 @@ def test_a_comparison_keeps_its_subject_in_every_part():
 
 
 def test_synthesized_citations_are_numbered_without_gaps():
+    from ragcli.llm.answer_parse import parse_answer
     from ragcli.llm.citations import cited_first, merge_sources
     from ragcli.models import ChunkMetadata, RetrievedChunk, SubAnswer
+    from ragcli.text.markdown import render
 
     def chunk(n: int) -> RetrievedChunk:
         meta = ChunkMetadata(chunk_id=f"c{n}", source_file=f"f{n}.md", file_type="md")
         return RetrievedChunk(content=f"text {n}", score=1.0, metadata=meta)
 
     subs = [
-        SubAnswer(question="a?", answer="A is one [2].", sources=[chunk(1), chunk(2), chunk(3)]),
-        SubAnswer(question="b?", answer="B is two [2].", sources=[chunk(4), chunk(5)]),
+        SubAnswer(
+            question="a?", answer=parse_answer("A is one [2]."), sources=[chunk(1), chunk(2), chunk(3)]
+        ),
+        SubAnswer(question="b?", answer=parse_answer("B is two [2]."), sources=[chunk(4), chunk(5)]),
     ]
     merged = merge_sources(subs)  # global numbers: c1..c5 = [1]..[5]; B's [2] is c5 = [5]
-    answer, reordered = cited_first("A is one [2]. B is two [5].", merged)
-    assert answer == "A is one [1]. B is two [2]."
+    answer, reordered = cited_first(parse_answer("A is one [2]. B is two [5]."), merged)
+    assert render(answer) == "A is one. [1] B is two. [2]"
     assert [c.chunk_id for c in reordered.sources] == ["c2", "c5", "c1", "c3", "c4"]
-    assert [s.answer for s in reordered.sub_answers] == ["A is one [1].", "B is two [2]."]
+    assert [render(s.answer) for s in reordered.sub_answers] == ["A is one. [1]", "B is two. [2]"]
     assert reordered.numbering["c5"] == 2

@@ -17,6 +17,7 @@ from ragcli.ingest.loaders.tables import row_line
 from ragcli.llm.segment import units
 from ragcli.llm.table_rows import named_rows
 from ragcli.models import ChunkMetadata, RetrievedChunk
+from ragcli.llm.answer_parse import parse_answer
 from ragcli.pipeline.row_citations import cite_quoted_rows
 
 
@@ -89,11 +90,11 @@ def test_a_source_is_cited_by_the_rows_its_answer_quotes(first):
         locator="Prices, rows 20–22", rows="20-22",
     )  # fmt: skip
     source = RetrievedChunk(content=text, score=1.0, metadata=meta)
-    one = cite_quoted_rows("- Item: B; Price: 2 [1]", [source])
+    one = cite_quoted_rows(parse_answer("- Item: B; Price: 2 [1]"), [source])
     assert one[0].metadata.locator == "Prices, row 21"
-    two = cite_quoted_rows("- Item: A; Price: 1 [1]\n- Item: C; Price: 3 [1]", [source])
+    two = cite_quoted_rows(parse_answer("- Item: A; Price: 1 [1]\n- Item: C; Price: 3 [1]"), [source])
     assert two[0].metadata.locator == "Prices, rows 20, 22"
-    paraphrase = cite_quoted_rows("B costs 2. [1]", [source])
+    paraphrase = cite_quoted_rows(parse_answer("B costs 2. [1]"), [source])
     assert paraphrase[0].metadata.locator == "Prices, rows 20–22"
     assert source.metadata.locator == "Prices, rows 20–22"  # the retrieved chunk is kept
 

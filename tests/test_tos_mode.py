@@ -9,13 +9,14 @@ from dataclasses import dataclass, field
 import pytest
 
 from ragcli.config import load_settings
+from ragcli.llm.answer_parse import parse_answer
 from ragcli.models import ChunkMetadata, RetrievedChunk, Verification
 from ragcli.pipeline.context import RunContext
 from ragcli.pipeline.modes.registry import MODES
 from ragcli.trace.recorder import Trace
 
 FAQ_ANSWER = "Annual plans are refunded in full within 30 days."
-DRAFT = "Refunds are possible within 30 days [1]."
+DRAFT = parse_answer("Refunds are possible within 30 days [1].")
 HANDOFF = "No answer was found. Email help@example.org."
 
 

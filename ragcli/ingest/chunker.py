@@ -28,10 +28,11 @@ from ragcli.ingest.loaders import Section
 from ragcli.ingest.loaders.base import compact_rows, rows_locator, spans_locator
 from ragcli.languages.detect import detect_languages
 from ragcli.metadata import Metadata
-from ragcli.models import LEAD_IN_END, heading_line
+from ragcli.models import heading_line
+from ragcli.text.lead_ins import LEAD_IN_END
+from ragcli.text.sentences import split_sentences
 
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 # WordPiece reads a run of more than 100 word characters (its max_input_chars_per_word) as
 # one unknown token, so a hex dump or a base64 blob would count as one token however long
 # it is and end up as one enormous chunk: such runs are broken every 100 characters.
@@ -179,10 +180,8 @@ class Chunker:
         if tokens <= budget:
             return [Piece(text, tokens, "paragraph", separator)]
         pieces: list[Piece] = []
-        for sentence in SENTENCE_BREAK.split(text):
-            sentence = sentence.strip()
-            if not sentence:
-                continue
+        # A line break ends a sentence here: plain text's lines may be its units.
+        for sentence in (s for line in text.split("\n") for s in split_sentences(line)):
             for part, part_tokens, method in self._sentence_parts(sentence, budget):
                 pieces.append(Piece(part, part_tokens, method, " " if pieces else separator))
         return pieces

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from ragcli.answer import Answer
+
 from ragcli.models import (
     GradeLabel,
     Grading,
@@ -39,13 +41,16 @@ class LLMBackend(Protocol):
 
     def grade(self, query: str, chunks: list[RetrievedChunk], bands: GradeBands) -> Grading: ...
 
-    def generate(self, query: str, chunks: list[RetrievedChunk]) -> str: ...
+    # The answer as typed parts, each citing its sources (ragcli/answer.py); Markdown is
+    # made from it once (text/markdown.py).
+    def generate(self, query: str, chunks: list[RetrievedChunk]) -> Answer: ...
 
     # `min_score`: the score at which an answer needs no regeneration.
     def reflect(
-        self, query: str, answer: str, chunks: list[RetrievedChunk], min_score: float
+        self, query: str, answer: Answer, chunks: list[RetrievedChunk], min_score: float
     ) -> Reflection: ...
 
+    # A better query from the reflection's feedback (the loop retrieves with it).
     def refine(self, query: str, feedback: str, chunks: list[RetrievedChunk]) -> str: ...
 
     # HyDE: a short passage that would answer the question, searched with; "" when the
@@ -60,9 +65,9 @@ class LLMBackend(Protocol):
     # sub-answers already cite; without it each sub-answer cites its own sources.
     def synthesize(
         self, question: str, sub_answers: list[SubAnswer], numbering: dict[str, int] | None = None
-    ) -> str: ...
+    ) -> Answer: ...
 
-    def verify(self, answer: str, chunks: list[RetrievedChunk]) -> Verification: ...
+    def verify(self, answer: Answer, chunks: list[RetrievedChunk]) -> Verification: ...
 
     # A follow-up rewritten with the conversation so far (bounded by the caller) into a
     # question retrieval can search for on its own.

@@ -7,12 +7,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from ragcli.answer import Answer, AnswerPart, PartKind, Span
 from ragcli.blocks.model import CodeBlock, Heading
 from ragcli.config import LLMSettings
 from ragcli.embedding.embedder import Embedder
@@ -20,7 +21,7 @@ from ragcli.llm import answer_choice
 from ragcli.llm.answer_choice import FEATURES, code_names, question_kind
 from ragcli.llm.base import GradeBands
 from ragcli.llm.calibration import Calibration
-from ragcli.llm.citations import citation_label, cited_runs, merge_sources
+from ragcli.llm.citations import citation_label, merge_sources
 from ragcli.llm.decompose import decompose as decompose_question
 from ragcli.llm.followup import make_standalone
 from ragcli.llm.heading_names import heading_names, naming_sentences, titled
@@ -29,14 +30,11 @@ from ragcli.llm.subject import CODE_SPAN, with_heading, with_title
 from ragcli.llm.table_rows import cell_values, named_rows
 from ragcli.llm.text import (
     WORD,
-    cited_numbers,
     normalise,
     sentences,
-    strip_citations,
     term_coverage,
 )
 from ragcli.models import (
-    LEAD_IN_END,
     ChunkGrade,
     Grading,
     PriorTurn,
@@ -48,6 +46,10 @@ from ragcli.models import (
     heading_line,
 )
 from ragcli.terms import terms
+from ragcli.text.citations import strip_citations
+from ragcli.text.fences import unfence
+from ragcli.text.lead_ins import LEAD_IN_END
+from ragcli.text.markdown import part_text, quotes_of, render
 from ragcli.words import STOPWORDS
 
 NO_ANSWER = "The retrieved documents do not appear to answer this question."
@@ -188,17 +190,30 @@ def _next_language(found: list[Unit], position: int) -> str:
     return _language(found[position + 1]) if position + 1 < len(found) else ""
 
 
+class Piece(NamedTuple):
+    """A unit a lead-in brings: its text as quoted, and its kind."""
+
+    text: str
+    kind: UnitKind
+
+
 def introduced(text: str, position: int) -> tuple[str, int]:
     """The list items, table rows or code block right after unit `position` of `text`
-    (what a lead-in, LEAD_IN_END, introduces), and how many units that is (an item's
-    later sentences are units of their own, quoted on its line)."""
+    (what a lead-in, LEAD_IN_END, introduces), one a line, and how many units that is."""
+    pieces, taken = introduced_pieces(text, position)
+    return "\n".join(p.text for p in pieces), taken
+
+
+def introduced_pieces(text: str, position: int) -> tuple[list[Piece], int]:
+    """What `introduced` quotes, piece by piece (an item's later sentences are units of
+    their own, quoted on its line), and how many units that is."""
     found = units(text)
-    following: list[str] = []
+    following: list[Piece] = []
     taken = 0
     last: Unit | None = None
     for unit in found[position + 1 :]:
         if last is not None and last.kind == "item" and unit.block is last.block:
-            following[-1] += f" {unit.text}"
+            following[-1] = Piece(f"{following[-1].text} {unit.text}", "item")
             taken += 1
             continue
         if unit.kind not in ("item", "row", "code") or (following and unit.kind == "code"):
@@ -206,11 +221,11 @@ def introduced(text: str, position: int) -> tuple[str, int]:
         if _is_reference(unit) or _language(unit) in DIAGRAM_LANGUAGES:
             break  # an include shows nothing; a diagram's source is no text to read
         last = unit
-        following.append(unit.text)
+        following.append(Piece(unit.text, unit.kind))
         taken += 1
         if unit.kind == "code":
             break
-    return "\n".join(following), taken
+    return following, taken
 
 
 def cut_off_code(chunk: RetrievedChunk, position: int) -> str:
@@ -219,13 +234,18 @@ def cut_off_code(chunk: RetrievedChunk, position: int) -> str:
     more than a listing (EXAMPLE_MAX_CHARS); else "". Quoted after the lead-in, so an answer
     does not end on "… like this:" with nothing after it; not scored, since what is
     retrieved and scored is the chunk's own text."""
+    return "\n".join(p.text for p in cut_off_pieces(chunk, position))
+
+
+def cut_off_pieces(chunk: RetrievedChunk, position: int) -> list[Piece]:
+    """What `cut_off_code` quotes, piece by piece."""
     follows = chunk.metadata.continues
     if not follows or len(follows) > EXAMPLE_MAX_CHARS:
-        return ""
+        return []
     found = units(chunk.content)
     if position != len(found) - 1 or not LEAD_IN_END.search(found[position].text):
-        return ""
-    return introduced(follows, -1)[0]  # an include or a diagram shows nothing
+        return []
+    return introduced_pieces(follows, -1)[0]  # an include or a diagram shows nothing
 
 
 def section_example(text: str, position: int, names: str = "") -> tuple[str, int] | None:
@@ -303,6 +323,44 @@ def _same(one: Candidate, other: Candidate) -> bool:
     if one.kind == other.kind == "row":
         return normalise(one.text) == normalise(other.text)
     return float(one.vector @ other.vector) > DUPLICATE_COSINE
+
+
+PROSE_KINDS = frozenset({"sentence", "statement"})
+PART_KINDS: dict[UnitKind, PartKind] = {
+    "sentence": "sentence",
+    "item": "list_item",
+    "row": "row",
+    "code": "code",
+    "heading": "heading",
+}
+
+
+def quoted_part(
+    shown: str,
+    kind: UnitKind,
+    number: int,
+    chunk: RetrievedChunk,
+    source_text: str | None = None,
+    continues: bool = False,
+) -> AnswerPart:
+    """A unit of `chunk` (source `number`) as a part of the answer: `shown` is how it is
+    quoted (a sentence with its heading as subject, llm/subject.py), `source_text` the
+    unit as the chunk holds it, whose place there is the part's span when found whole."""
+    source_text = shown if source_text is None else source_text
+    at = chunk.content.find(source_text)
+    span = Span(at, at + len(source_text)) if at >= 0 else None
+    language = None
+    if kind == "code" and (unfenced := unfence(shown)) is not None:
+        shown, language = unfenced
+    return AnswerPart(
+        shown,
+        PART_KINDS[kind],
+        (number,),
+        chunk.chunk_id,
+        span,
+        language,
+        continues=continues,
+    )
 
 
 class ExtractiveBackend:
@@ -643,7 +701,7 @@ class ExtractiveBackend:
             return None
         return before, score
 
-    def generate(self, query: str, chunks: list[RetrievedChunk]) -> str:
+    def generate(self, query: str, chunks: list[RetrievedChunk]) -> Answer:
         scored = self.scored_sentences(query, chunks)
         floor = self.options.answer_min_relevance
         # A sentence is quoted only when it, the one before it, its heading or (how-to
@@ -661,7 +719,7 @@ class ExtractiveBackend:
         if not eligible or not bears:
             eligible = self._bearing_in_a_clause(query, scored)
         if not eligible:
-            return NO_ANSWER
+            return Answer.of_notes(NO_ANSWER)
         # Keep sentences close to the best answer: a weak sentence dilutes a strong one.
         cutoff = eligible[0].score * KEEP_SHARE
         chosen: list[Candidate] = []
@@ -732,50 +790,28 @@ class ExtractiveBackend:
         room = self.options.answer_max_chars - sum(
             len(self.as_quoted(c)) + (2 if c is example else 5) for c in chosen
         )
-        quoted = []
+        parts: list[AnswerPart] = []
         taken: set[tuple[int, int]] = set()  # (chunk, position) quoted after a lead-in
         for c in chosen:
             if (c.chunk_number, c.position) in taken:
                 continue
-            text = f"{self.as_quoted(c)} [{c.chunk_number}]"
-            if c.kind == "code":  # nothing may follow a closing fence on its line
-                text = f"{c.text}\n[{c.chunk_number}]\n"
-            if c.kind == "row":
-                # A line of its own, as a list item (unless it is one already). A Markdown
-                # `| a | b |` row without its table's header is no table and would run on
-                # into the line before it: its cells are quoted as `a | b`.
-                body = c.text.strip().strip("|").strip()
-                text = f"{body} [{c.chunk_number}]"
-                if not ITEM_OR_ROW.match(text):
-                    text = f"- {text}"
+            chunk = chunks[c.chunk_number - 1]
+            parts.append(quoted_part(self.as_quoted(c), c.kind, c.chunk_number, chunk, c.text))
             if LEAD_IN_END.search(c.text):  # a lead-in: quote the list or code it introduces
-                chunk = chunks[c.chunk_number - 1]
-                follow, count = introduced(chunk.content, c.position)
-                follow = follow or cut_off_code(chunk, c.position)
+                follow, count = introduced_pieces(chunk.content, c.position)
+                follow = follow or cut_off_pieces(chunk, c.position)
                 taken |= {(c.chunk_number, c.position + i) for i in range(1, count + 1)}
-                # Single line breaks: a list or a code fence may interrupt a paragraph in
-                # Markdown, and a blank line would split a synthesized section in two. The
-                # citation closes the whole quote.
-                if follow and len(follow) + 2 <= room:
-                    text = f"{self.as_quoted(c)}\n{follow}\n[{c.chunk_number}]\n"
-                    room -= len(follow) + 2
-            quoted.append(text)
-        # A list item or table row quoted on its own starts a line, as in its source.
-        # A sentence after one ends the list (in Markdown a line right after an item
-        # continues the item), and a sentence after a code block's citation starts a
-        # paragraph of its own (else it reads "[1] The next sentence …").
-        answer, after_item = "", False
-        for text in quoted:
-            item = bool(ITEM_OR_ROW.match(text))
-            after_code = answer.endswith("]\n") and not item and not FENCE.match(text)
-            if (after_item and not item) or after_code:
-                answer = answer.rstrip("\n") + "\n\n"
-            elif not answer.endswith("\n"):
-                # A code fence only opens at the start of a line.
-                answer += "\n" if item or FENCE.match(text) else " "
-            answer += text
-            after_item = item
-        return answer.strip() or NO_ANSWER
+                size = len("\n".join(p.text for p in follow))
+                # Quoted as one with the lead-in, on lines of their own and cited once.
+                if follow and size + 2 <= room:
+                    parts += [
+                        quoted_part(p.text, p.kind, c.chunk_number, chunk, continues=True)
+                        for p in follow
+                    ]
+                    room -= size + 2
+        if not parts:
+            return Answer.of_notes(NO_ANSWER)
+        return Answer(tuple(parts))
 
     def _bearing_in_a_clause(
         self, query: str, scored: list[ScoredSentence]
@@ -815,12 +851,13 @@ class ExtractiveBackend:
         return supported, unsupported
 
     def reflect(
-        self, query: str, answer: str, chunks: list[RetrievedChunk], min_score: float
+        self, query: str, answer: Answer, chunks: list[RetrievedChunk], min_score: float
     ) -> Reflection:
-        supported, unsupported = self._support(answer, chunks)
+        text = render(answer)
+        supported, unsupported = self._support(text, chunks)
         total = len(supported) + len(unsupported)
         grounded = len(supported) / total if total else 0.0
-        relevance = self.relevance(query, strip_citations(answer)) if total else 0.0
+        relevance = self.relevance(query, strip_citations(text)) if total else 0.0
         # An answer quoted sentence by sentence from its sources is grounded by
         # construction; it only has to bear on the question as much as any quoted answer
         # must (the floor generate() quotes at), not to restate it.
@@ -837,13 +874,13 @@ class ExtractiveBackend:
             answer_grounded=total > 0 and not unsupported,
             hallucination_detected=bool(unsupported),
             reflection_score=score,
-            sources_cited=cited_numbers(answer),
+            sources_cited=[str(n) for n in answer.cited()],
             reflection_reason=reason,
             needs_regeneration=score < min_score,
         )
 
-    def verify(self, answer: str, chunks: list[RetrievedChunk]) -> Verification:
-        supported, unsupported = self._support(answer, chunks)
+    def verify(self, answer: Answer, chunks: list[RetrievedChunk]) -> Verification:
+        supported, unsupported = self._support(render(answer), chunks)
         total = len(supported) + len(unsupported)
         return Verification(
             supported_score=round(len(supported) / total, 3) if total else 0.0,
@@ -889,7 +926,7 @@ class ExtractiveBackend:
 
     def synthesize(
         self, question: str, sub_answers: list[SubAnswer], numbering: dict[str, int] | None = None
-    ) -> str:
+    ) -> Answer:
         """One section per sub-question, quoting its cited sentences (each sentence once in
         the whole answer) and naming the files, and pages, they come from."""
         if numbering is None:
@@ -903,14 +940,13 @@ class ExtractiveBackend:
         }
         said: list[np.ndarray] = []
         said_text: set[str] = set()
-        sections = []
+        parts: list[AnswerPart] = []
         for sub in sub_answers:
-            # (text as quoted, its citations, whether it ends in a list item, row or code)
-            quoted: list[tuple[str, list[int], bool]] = []
-            cited: list[int] = []
-            runs = cited_runs(sub.answer)
-            vectors = self._vectors([text for text, _ in runs])
-            for (text, numbers), vector in zip(runs, vectors, strict=False):
+            # The quotes of the sub-answer that cite a source (uncited text is not backed).
+            quotes = [q for q in quotes_of(sub.answer) if any(p.sources for p in q)]
+            texts = ["\n".join(part_text(p) for p in quote) for quote in quotes]
+            fresh: list[list[AnswerPart]] = []
+            for quote, text, vector in zip(quotes, texts, self._vectors(texts), strict=False):
                 repeated = normalise(text) in said_text or any(
                     float(vector @ v) > DUPLICATE_COSINE for v in said
                 )
@@ -918,37 +954,23 @@ class ExtractiveBackend:
                     continue
                 said_text.add(normalise(text))
                 said.append(vector)
-                # A blank line would end the section (one follows a quoted list).
-                text = re.sub(r"\n\s*\n", "\n", text.strip("\n"))
-                cites = "".join(f"[{n}]" for n in numbers)
-                last = text.rsplit("\n", 1)[-1]
-                closes_code = bool(FENCE.match(last))
-                ends_in_a_block = closes_code or bool(ITEM_OR_ROW.match(last))
-                # Nothing may follow a closing fence on its line.
-                quoted.append(
-                    (text + ("\n" if closes_code else " ") + cites, numbers, ends_in_a_block)
-                )
-            if quoted:
-                # In Markdown a line after a list item continues the item, and a blank line
-                # would end the section: quotes that end in a list (or a code block) come
+                fresh.append([replace(p, new_paragraph=False) for p in quote])
+            cited = [n for quote in (fresh or quotes) for p in quote for n in p.sources]
+            parts.append(AnswerPart(sub.question, "heading", new_paragraph=bool(parts)))
+            if fresh:
+                # In Markdown a line after a list item continues the item: quotes that
+                # are blocks (a list, a row, code, a lead-in with what it brings) come
                 # after the prose, each on lines of its own.
-                prose = [q for q in quoted if not q[2]]
-                blocks = [q for q in quoted if q[2]]
-                lines = [" ".join(q for q, _, _ in prose)] if prose else []
-                body = "\n".join(lines + [q for q, _, _ in blocks])
-                cited = [n for _, numbers, _ in prose + blocks for n in numbers]
-            elif runs:
-                body = "Answered above."
-                cited = [n for _, numbers in runs for n in numbers]
+                prose = [q for q in fresh if len(q) == 1 and q[0].kind in PROSE_KINDS]
+                blocks = [q for q in fresh if q not in prose]
+                parts += [p for quote in prose + blocks for p in quote]
             else:
-                body = NO_ANSWER_PART
+                parts.append(AnswerPart("Answered above." if quotes else NO_ANSWER_PART, "statement"))
             files = [
                 f"[{n}] {citation_label(by_number[n])}"
                 for n in dict.fromkeys(cited)
                 if n in by_number
             ]
-            section = f"**{sub.question}**\n{body}"
             if files:
-                section += "\nSources: " + "; ".join(files)
-            sections.append(section)
-        return "\n\n".join(sections)
+                parts.append(AnswerPart("Sources: " + "; ".join(files), "source_list"))
+        return Answer(tuple(parts))

@@ -12,9 +12,11 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ragcli.answer import Answer
 from ragcli.config import LLMSettings
 from ragcli.errors import BackendError
 from ragcli.llm import prompts
+from ragcli.llm.answer_parse import parse_answer
 from ragcli.llm.base import GradeBands
 from ragcli.llm.citations import merge_sources
 from ragcli.llm.extractive import ExtractiveBackend
@@ -28,6 +30,7 @@ from ragcli.models import (
     SubAnswer,
     Verification,
 )
+from ragcli.text.markdown import render
 from ragcli.trace.recorder import note, record_llm_call
 
 MAX_QUERY_CHARS = 500
@@ -240,17 +243,17 @@ class OpenAIBackend:
         query: str,
         chunks: list[RetrievedChunk],
         on_token: Callable[[str], None] | None = None,
-    ) -> str:
+    ) -> Answer:
         prompt = prompts.generate(query, chunks)
         answer = self._chat_streaming(prompt, on_token) if on_token else self._chat(prompt)
         if not answer:
             raise BackendError(f"model endpoint {self._where()} returned an empty answer")
-        return answer
+        return parse_answer(answer)
 
     def reflect(
-        self, query: str, answer: str, chunks: list[RetrievedChunk], min_score: float
+        self, query: str, answer: Answer, chunks: list[RetrievedChunk], min_score: float
     ) -> Reflection:
-        data = self._structured("reflect", prompts.reflect(query, answer, chunks))
+        data = self._structured("reflect", prompts.reflect(query, render(answer), chunks))
         if not isinstance(data, dict) or "reflection_score" not in data:
             if data is not None:
                 note("reflect: the verdict lacks reflection_score; using the extractive fallback")
@@ -318,15 +321,16 @@ class OpenAIBackend:
         sub_answers: list[SubAnswer],
         numbering: dict[str, int] | None = None,
         on_token: Callable[[str], None] | None = None,
-    ) -> str:
+    ) -> Answer:
         if numbering is None:
             merged = merge_sources(sub_answers)
             sub_answers, numbering = merged.sub_answers, merged.numbering
         prompt = prompts.synthesize(question, sub_answers, numbering)
-        return self._chat_streaming(prompt, on_token) if on_token else self._chat(prompt)
+        reply = self._chat_streaming(prompt, on_token) if on_token else self._chat(prompt)
+        return parse_answer(reply)
 
-    def verify(self, answer: str, chunks: list[RetrievedChunk]) -> Verification:
-        data = self._structured("verify", prompts.verify(answer, chunks))
+    def verify(self, answer: Answer, chunks: list[RetrievedChunk]) -> Verification:
+        data = self._structured("verify", prompts.verify(render(answer), chunks))
         try:
             if not isinstance(data, dict):
                 raise TypeError("not a JSON object")

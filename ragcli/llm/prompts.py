@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ragcli.models import PriorTurn, RetrievedChunk, SubAnswer
+from ragcli.text.markdown import render
 
 SYSTEM = (
     "You answer questions strictly from the numbered sources you are given. "
@@ -138,7 +139,7 @@ def synthesize(question: str, sub_answers: list[SubAnswer], numbering: dict[str,
             if c.chunk_id in numbering
         )
         blocks.append(
-            f"Q{index}: {sub.question}\nA{index}: {as_data(sub.answer)}\nSources: {cited}"
+            f"Q{index}: {sub.question}\nA{index}: {as_data(render(sub.answer))}\nSources: {cited}"
         )
     return (
         f"Original question: {question}\n\nSub-answers:\n---\n"

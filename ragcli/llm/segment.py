@@ -15,49 +15,21 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-import regex
-
 from ragcli.blocks.markdown import read_markdown
 from ragcli.blocks.model import Block, CodeBlock, Heading, ListItem, Paragraph, Table, flat
 from ragcli.blocks.render import fenced
 from ragcli.ingest.loaders.tables import row_line
+from ragcli.text.rows import is_row_line
+from ragcli.text.sentences import split_sentences
 
 WORDS = re.compile(r"\w+")
 UnitKind = Literal["sentence", "item", "row", "code", "heading"]
 
-# A field of a loader's table row (ingest/loaders/tables.py): a short column name, ": ", a
-# value. A row is a line of such fields joined by "; ", two of them at least.
-ROW_FIELD = re.compile(r"^[^\s:;|#>][^:;]{0,47}: \S")
-# A stop after an abbreviation ends no sentence: after dotted letters ("(e.g. DNS failure,
-# …)", "a.k.a. CA bundle") or one of these words, which a name or a number follows ("St.
-# Gallen", "Fig. 3", "ca. 22,000 BP", "Gen. Patton").
-ABBREVIATIONS = (
-    *("vs.", "cf.", "Cf.", "ca.", "c.", "approx.", "Fig.", "Figs.", "No.", "Nos.", "Vol."),
-    *("pp.", "Mr.", "Mrs.", "Ms.", "Dr.", "Prof.", "St.", "Mt.", "Gen.", "Col.", "Capt."),
-    *("Lt.", "Gov.", "Sen.", "Rev."),
-)
-NOT_AFTER_ABBREVIATION = r"(?<!\b[A-Za-z]\.[A-Za-z]\.)" + "".join(
-    rf"(?<!\b{re.escape(word)})" for word in ABBREVIATIONS
-)
 # A list item's sentence of fewer words than this is a fragment of the one before it:
 # "(Default 100)", "Defaults to `500`.", "Optional, defaults to `None`."
 FRAGMENT_WORDS = 5
 # A list item up to this long is one unit, whatever its sentences (two lines of a page).
 WHOLE_ITEM_CHARS = 300
-# Where a sentence may end: after . ! or ?, or after one and a closing bracket or quote
-# (straight or curly: "… a newline.)", "… said “stop.”"). The support check's answer
-# boundary (pipeline/support.py) starts from the same stops.
-# Hindi's danda (।) and the Arabic question mark (؟) are such stops too.
-AFTER_STOP = r"(?:(?<=[.!?।؟])|(?<=[.!?।؟][)\]\"'”’]))"
-# A sentence ends at such a stop before a capital (any script's), a digit, a quote or a
-# bracket, or a letter of a script without capitals (Arabic, Devanagari): "e.g. the" and
-# "3.5 times" stay whole. Chinese and Japanese end one at 。！？ with no space after it,
-# and Thai, which has no full stop, at a space between Thai words.
-SENTENCE_END = regex.compile(
-    rf"{AFTER_STOP}{NOT_AFTER_ABBREVIATION}\s+(?=[\"'(\[`*“‘]?[\p{{Lu}}\p{{Lo}}0-9])"
-    r"|(?<=[。！？][」』”’）)]?)\s*(?=\S)"
-    r"|(?<=\p{Thai})\s+(?=\p{Thai})"
-)
 
 
 @dataclass(frozen=True)
@@ -116,7 +88,7 @@ def block_units(block: Block, opens_section: bool = False) -> list[Unit]:
         # A fragment ("(Default 100)", "Defaults to `500`.") stays with the sentence
         # before it: it is what a question about the default asks for.
         sentences: list[str] = []
-        for sentence in SENTENCE_END.split(text):
+        for sentence in split_sentences(text):
             if sentences and len(WORDS.findall(sentence)) < FRAGMENT_WORDS:
                 sentences[-1] += f" {sentence}"
             elif sentence.strip():
@@ -141,12 +113,11 @@ def _paragraph_units(block: Paragraph, opens_section: bool) -> list[Unit]:
     lines: list[str] = []
 
     def flush() -> None:
-        joined = " ".join(" ".join(lines).split())
+        joined = " ".join(lines)
         lines.clear()
-        for sentence in SENTENCE_END.split(joined):
-            if sentence.strip():
-                first = opens_section and not found
-                found.append(Unit(sentence.strip(), "sentence", block, first))
+        for sentence in split_sentences(joined):
+            first = opens_section and not found
+            found.append(Unit(sentence, "sentence", block, first))
 
     for line in block.text.split("\n"):
         if is_row_line(line):
@@ -156,10 +127,3 @@ def _paragraph_units(block: Paragraph, opens_section: bool) -> list[Unit]:
             lines.append(line)
     flush()
     return found
-
-
-def is_row_line(line: str) -> bool:
-    """A `name: value; name: value` line: a table row as the loaders write it."""
-    fields = line.strip().split("; ")
-    named = sum(1 for f in fields if ROW_FIELD.match(f))
-    return named >= 2 and bool(ROW_FIELD.match(fields[0]))

@@ -1,13 +1,9 @@
-"""Small text helpers shared by the backends: sentences, citations, term coverage. A text's
-terms are ragcli/terms.py's, the BM25 index's tokenizer."""
+"""Small text helpers shared by the backends: a chunk's sentences, term coverage. A text's
+terms are ragcli/terms.py's, the BM25 index's tokenizer; citations are ragcli/text's."""
 
 from __future__ import annotations
 
-import re
-
 from ragcli.terms import WORD
-
-CITATION = re.compile(r"\s*\[(\d+)\]")
 
 
 def sentences(text: str) -> list[str]:
@@ -23,18 +19,6 @@ def term_coverage(query_terms: set[str], text_terms: set[str]) -> float:
     if not query_terms:
         return 0.0
     return len(query_terms & text_terms) / len(query_terms)
-
-
-def strip_citations(text: str) -> str:
-    return CITATION.sub("", text).strip()
-
-
-def cited_numbers(text: str) -> list[str]:
-    seen: list[str] = []
-    for number in CITATION.findall(text):
-        if number not in seen:
-            seen.append(number)
-    return seen
 
 
 def normalise(text: str) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragcli.answer import Answer
 from ragcli.config import Settings
 from ragcli.documents.library import Library
 from ragcli.documents.model import StoredDocument
@@ -18,11 +19,12 @@ from ragcli.pipeline.modes.crag.details import CragDetails
 from ragcli.pipeline.modes.documents.details import ChosenBy
 from ragcli.pipeline.modes.reflect.details import ReflectionDetails
 from ragcli.pipeline.modes.tos.details import TosDetails
-from ragcli.pipeline.results import AskResult, BackendInfo
+from ragcli.pipeline.results import AskResult, BackendInfo, PartRecord
 from ragcli.pipeline.row_citations import cite_quoted_rows
 from ragcli.retrieval.expansion import Hyde
 from ragcli.retrieval.rerank.stage import RerankStage
 from ragcli.retrieval.retriever import Retriever
+from ragcli.text.markdown import render
 from ragcli.trace.recorder import Trace
 
 
@@ -67,7 +69,7 @@ class RunContext:
 
     def result(
         self,
-        answer: str,
+        answer: Answer,
         sources: list[RetrievedChunk],
         answer_type: AnswerType = "answer",
         notes: list[str] | None = None,
@@ -78,7 +80,8 @@ class RunContext:
     ) -> AskResult:
         return AskResult(
             query=self.trace.question,
-            answer=answer,
+            answer=render(answer),
+            answer_parts=[PartRecord.of(part) for part in answer.parts],
             mode=self.trace.mode,
             trace_id=self.trace.id,
             answer_type=answer_type,

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import Field
 
+from ragcli.answer import Answer, AnswerPart, PartKind, Span
 from ragcli.models import (
     AnswerType,
     Record,
@@ -24,6 +25,47 @@ from ragcli.pipeline.modes.documents.details import DocumentsDetails
 from ragcli.pipeline.modes.reflect.details import ReflectionDetails
 from ragcli.pipeline.modes.tos.details import TosDetails
 from ragcli.pipeline.support import SentenceSupport
+from ragcli.text.markdown import render
+
+
+class PartRecord(Record):
+    """One part of the answer in the JSON (ragcli/answer.py's AnswerPart): what it says,
+    its kind, the source numbers it cites, and for a verbatim quote the chunk and the
+    characters [start, end) of its text there."""
+
+    text: str
+    kind: PartKind
+    sources: list[int] = Field(default_factory=list)
+    chunk_id: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    span: list[int] | None = Field(default=None, exclude_if=lambda v: v is None)
+    language: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    new_paragraph: bool = Field(default=False, exclude_if=lambda v: not v)
+    continues: bool = Field(default=False, exclude_if=lambda v: not v)
+
+    @classmethod
+    def of(cls, part: AnswerPart) -> PartRecord:
+        return cls(
+            text=part.text,
+            kind=part.kind,
+            sources=list(part.sources),
+            chunk_id=part.chunk_id,
+            span=[part.span.start, part.span.end] if part.span else None,
+            language=part.language,
+            new_paragraph=part.new_paragraph,
+            continues=part.continues,
+        )
+
+    def part(self) -> AnswerPart:
+        return AnswerPart(
+            self.text,
+            self.kind,
+            tuple(self.sources),
+            self.chunk_id,
+            Span(*self.span) if self.span else None,
+            self.language,
+            self.new_paragraph,
+            self.continues,
+        )
 
 
 class BackendInfo(Record):
@@ -37,11 +79,14 @@ class AskResult(Record):
     """The response of one `ask`."""
 
     query: str
-    answer: str
+    answer: str  # the answer as Markdown, made from `answer_parts` (and ragcli's own notes)
     mode: str
     trace_id: str = ""
     answer_type: AnswerType = "answer"
     notes: list[str] = Field(default_factory=list)
+    # The answer's parts: each quote or statement with the sources it cites; absent in
+    # results of earlier versions, and when the answer is ragcli's own words only.
+    answer_parts: list[PartRecord] = Field(default_factory=list, exclude_if=lambda v: not v)
     # The --path/--type/--since the run's retrievals were restricted to; absent if none.
     filters: SearchFilters | None = None
     backend: BackendInfo = Field(default_factory=BackendInfo)
@@ -66,6 +111,17 @@ class AskResult(Record):
     conversation: ConversationDetails | None = None
     usage: Usage = Field(default_factory=Usage)
     timings_ms: dict[str, float] = Field(default_factory=dict)
+
+    def typed_answer(self) -> Answer | None:
+        """The answer as typed parts, with the notes it was rendered with (ragcli's own
+        words: what the rendered answer holds before its parts); None for a result stored
+        without parts."""
+        if not self.answer_parts:
+            return None
+        parts = tuple(p.part() for p in self.answer_parts)
+        body = render(Answer(parts))
+        head = self.answer[: len(self.answer) - len(body)].strip() if self.answer.endswith(body) else ""
+        return Answer(parts, (head,) if head else ())
 
     def to_json_dict(self) -> dict[str, Any]:
         """The `ask --json` document: blocks a mode did not fill are left out, and a

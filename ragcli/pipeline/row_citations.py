@@ -4,28 +4,28 @@ A sheet's or a CSV file's chunk holds some twenty rows (`Prices, rows 20–45`);
 that quotes one of them is cited as `Prices, row 42`, two as `Prices, rows 42, 57`. The
 chunk's stored `rows` gives the row number of each of its lines, counted from its last
 line (a heading line put before the rows has none). Whatever backend wrote the answer, a
-line it quotes word for word (list marker and citation aside) is found; an answer that
-only paraphrases a row keeps the chunk's own locator."""
+part it quotes word for word (list marker aside) is found; an answer that only
+paraphrases a row keeps the chunk's own locator."""
 
 from __future__ import annotations
 
 import re
 
+from ragcli.answer import Answer
 from ragcli.ingest.loaders.base import expand_rows, rows_locator
-from ragcli.llm.citations import cited_runs
 from ragcli.llm.text import normalise
 from ragcli.models import RetrievedChunk
 
 LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 
 
-def cite_quoted_rows(answer: str, sources: list[RetrievedChunk]) -> list[RetrievedChunk]:
+def cite_quoted_rows(answer: Answer, sources: list[RetrievedChunk]) -> list[RetrievedChunk]:
     """`sources`, each table chunk the answer quotes rows of carrying those rows' locator
     (a copy; the others as they are)."""
     quoted: dict[int, set[str]] = {}
-    for text, numbers in cited_runs(answer):
-        lines = {normalise(LIST_MARKER.sub("", line)) for line in text.split("\n")}
-        for number in numbers:
+    for part in answer.parts:
+        lines = {normalise(LIST_MARKER.sub("", line)) for line in part.text.split("\n")}
+        for number in part.sources:
             quoted.setdefault(number, set()).update(line for line in lines if line)
     narrowed = []
     for number, source in enumerate(sources, start=1):

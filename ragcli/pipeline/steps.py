@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragcli.answer import Answer
 from ragcli.models import RetrievedChunk, Verification
 from ragcli.pipeline import hyde as hypothetical
 from ragcli.pipeline.context import RunContext
+from ragcli.text.markdown import render
 
 
 def chunk_summary(chunk: RetrievedChunk) -> dict[str, Any]:
@@ -93,18 +95,19 @@ def rerank_candidates(
 
 def generate(
     ctx: RunContext, query: str, chunks: list[RetrievedChunk], name: str = "generate"
-) -> str:
+) -> Answer:
     with ctx.trace.step(name, query=query, chunks=len(chunks)) as step:
         answer = ctx.llm.generate(query, chunks, **ctx.stream_kwargs())
-        step.decision = f"{len(answer)} characters"
+        step.decision = f"{len(render(answer))} characters"
     return answer
 
 
 def verify(
-    ctx: RunContext, answer: str, chunks: list[RetrievedChunk], threshold: float
+    ctx: RunContext, answer: Answer, chunks: list[RetrievedChunk], threshold: float
 ) -> tuple[Verification, bool]:
     """Check an answer against the chunks it was drawn from; passes at `threshold`."""
-    with ctx.trace.step("verify", answer_chars=len(answer), chunks=len(chunks)) as step:
+    chars = len(render(answer))
+    with ctx.trace.step("verify", answer_chars=chars, chunks=len(chunks)) as step:
         verification = ctx.llm.verify(answer, chunks)
         passed = verification.supported_score >= threshold
         step.scores = {"supported": verification.supported_score}

@@ -32,10 +32,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from ragcli.llm.segment import AFTER_STOP, NOT_AFTER_ABBREVIATION, plain_text
+from ragcli.llm.segment import plain_text
 from ragcli.llm.text import WORD, normalise, sentences
 from ragcli.models import Record, RetrievedChunk
 from ragcli.terms import terms
+from ragcli.text.citations import CITATION
+from ragcli.text.sentences import AFTER_STOP, NOT_AFTER_ABBREVIATION
 
 if TYPE_CHECKING:  # numpy loads with the embedder, not with the models that name it
     import numpy as np
@@ -56,7 +58,7 @@ BOUNDARY = re.compile(
 )
 LIST_MARKER = re.compile(r"^(?:[-*•]\s+)+")
 LEADING_BOLD = re.compile(r"^\*\*(.+?)\*\*")
-CITATIONS = re.compile(r"\s*\[(\d+(?:\s*,\s*\d+)*)\]")
+CITATIONS = re.compile(r"\s*" + CITATION.pattern)
 FENCE = re.compile(r"^\s*(```|~~~)", re.M)
 # Numbers, versions, identifiers (`code`, snake_case, dotted.names, CamelCase), and names
 # capitalised inside a sentence: the details a plausible wrong sentence changes.

@@ -11,6 +11,7 @@ from ragcli.pipeline.context import RunContext
 from ragcli.pipeline.modes.agentic import steps
 from ragcli.pipeline.modes.agentic.details import AgenticDetails, SubAnswerEntry, SubAnswerSource
 from ragcli.pipeline.results import AskResult
+from ragcli.text.markdown import render
 
 
 def run(ctx: RunContext, question: str) -> AskResult:
@@ -51,6 +52,6 @@ def details(
             for chunk in answered.sources
         ]
         entries.append(
-            SubAnswerEntry(question=sub.question, answer=answered.answer, sources=sources)
+            SubAnswerEntry(question=sub.question, answer=render(answered.answer), sources=sources)
         )
     return AgenticDetails(sub_questions=sub_questions, sub_answers=entries)

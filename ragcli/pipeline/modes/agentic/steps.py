@@ -9,12 +9,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from ragcli.answer import Answer
 from ragcli.errors import BackendError
-from ragcli.llm.citations import MergedSources, cited_first, merge_sources, renumber
-from ragcli.llm.text import cited_numbers
+from ragcli.llm.citations import MergedSources, cited_first, merge_sources
 from ragcli.models import SubAnswer
 from ragcli.pipeline import steps
 from ragcli.pipeline.context import RunContext
+from ragcli.text.citations import format_citations
 
 
 def _dedupe_key(text: str) -> str:
@@ -76,7 +77,7 @@ def answer_sub_questions(ctx: RunContext, sub_questions: list[str]) -> list[SubA
             chunks = ctx.retriever.search(sub_question, ctx.rerank.pool(top_k))
             if ctx.rerank.active:  # a `rerank` step of its own for each sub-question
                 chunks = steps.rerank_candidates(ctx, sub_question, chunks, top_k)
-            text, error = "", None
+            text, error = Answer(), None
             try:
                 text = ctx.llm.generate(sub_question, chunks)
             except BackendError as exc:  # the other parts can still be answered
@@ -143,7 +144,7 @@ def answer_sub_questions(ctx: RunContext, sub_questions: list[str]) -> list[SubA
 
 def synthesize(
     ctx: RunContext, question: str, sub_answers: list[SubAnswer]
-) -> tuple[str, MergedSources]:
+) -> tuple[Answer, MergedSources]:
     """One answer from the sub-answers, citing one de-duplicated list of their sources.
     Sub-questions the model failed on take no part: their chunks informed no answer."""
     answered = {n: sub for n, sub in enumerate(sub_answers, start=1) if not sub.error}
@@ -159,15 +160,15 @@ def synthesize(
                 question, merged.sub_answers, merged.numbering, **ctx.stream_kwargs()
             )
             known = {n: n for n in range(1, len(merged.sources) + 1)}
-            answer, unknown = renumber(answer, known)
+            answer, unknown = answer.renumbered(known)
             if unknown:
                 step.note(
-                    f"the synthesis cited {', '.join(f'[{n}]' for n in unknown)}, but there are "
+                    f"the synthesis cited {format_citations(unknown)}, but there are "
                     f"{len(merged.sources)} sources: removed"
                 )
             step.decision = f"{len(merged.sub_answers)} sub-answers → one answer"
         answer, merged = cited_first(answer, merged)  # citations 1..n, no number skipped
-        cited = {int(n) for n in cited_numbers(answer)}
+        cited = set(answer.cited())
         step.scores = {
             "sources": len(merged.sources),
             "duplicates merged": merged.retrieved - len(merged.sources),

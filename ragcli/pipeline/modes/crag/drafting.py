@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from ragcli.answer import Answer
 from ragcli.errors import BackendError
 from ragcli.models import ChunkGrade, RetrievedChunk
 from ragcli.pipeline import steps
@@ -62,7 +63,7 @@ def grade_while_drafting(
     question: str,
     documents: list[RetrievedChunk],
     web: list[RetrievedChunk],
-) -> tuple[list[ChunkGrade], str | None]:
+) -> tuple[list[ChunkGrade], Answer | None]:
     """The web results' grades, and the answer drafted from `documents + web` when every
     web result joined (None when the draft was discarded)."""
     held = HeldTokens(ctx.on_token) if ctx.on_token else None

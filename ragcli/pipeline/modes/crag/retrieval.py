@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
+from ragcli.answer import Answer
 from ragcli.models import ChunkGrade, RetrievedChunk
 from ragcli.pipeline import steps
 from ragcli.pipeline.context import RunContext
@@ -41,7 +42,7 @@ class CragOutcome:
     # Answered from the documents although they only partly cover the question.
     limited: bool = False
     # The answer drafted while the web results were graded, kept when all of them joined.
-    draft: str | None = None
+    draft: Answer | None = None
     thresholds: CragThresholds | None = None
 
     @property
@@ -232,7 +233,7 @@ def not_covered(ctx: RunContext, outcome: CragOutcome) -> AskResult:
         step.threshold = {"ambiguous": crag.ambiguous_threshold}
         step.decision = "no answer: the documents do not cover the question"
     return ctx.result(
-        " ".join(lines),
+        Answer.of_notes(" ".join(lines)),
         outcome.documents,
         answer_type="not_covered",
         notes=outcome.notes,

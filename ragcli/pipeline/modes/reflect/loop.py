@@ -8,6 +8,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ragcli.answer import Answer
 from ragcli.models import AnswerType, Reflection, RetrievedChunk
 from ragcli.pipeline import steps
 from ragcli.pipeline.context import RunContext
@@ -15,6 +16,7 @@ from ragcli.pipeline.modes.crag.details import CragDetails
 from ragcli.pipeline.modes.reflect import steps as reflect_steps
 from ragcli.pipeline.modes.reflect.details import ReflectionDetails, ReflectionRound
 from ragcli.pipeline.results import AskResult
+from ragcli.text.markdown import render
 
 log = logging.getLogger("ragcli")
 
@@ -26,7 +28,7 @@ ReRetrieve = Callable[[str], list[RetrievedChunk] | None]
 class Round:
     iteration: int
     query: str
-    answer: str
+    answer: Answer
     chunks: list[RetrievedChunk]
     reflection: Reflection | None = None
     support: float | None = None  # share of sentences the support check finds backed
@@ -54,7 +56,7 @@ class LoopOutcome:
         """The `reflection_details` block of the result."""
         final = self.final
         return ReflectionDetails(
-            final_answer=final.answer,
+            final_answer=render(final.answer),
             iterations=len(self.rounds),
             approved=self.approved,
             min_score=min_score,

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import logging
 
+from ragcli.answer import Answer
 from ragcli.models import Reflection, RetrievedChunk
 from ragcli.pipeline.context import RunContext
+from ragcli.text.markdown import render
 
 log = logging.getLogger("ragcli")
 
 
 def reflect(
-    ctx: RunContext, query: str, answer: str, chunks: list[RetrievedChunk], round_number: int
+    ctx: RunContext, query: str, answer: Answer, chunks: list[RetrievedChunk], round_number: int
 ) -> tuple[Reflection, float | None]:
     """The model's verdict, and beside it the sentence-support check's share of supported
     sentences (None when the check is off or the answer claims nothing)."""
@@ -45,13 +47,13 @@ def reflect(
     return reflection, support
 
 
-def support_share(ctx: RunContext, answer: str, chunks: list[RetrievedChunk]) -> float | None:
+def support_share(ctx: RunContext, answer: Answer, chunks: list[RetrievedChunk]) -> float | None:
     from ragcli.pipeline.support import SupportChecker
 
     if not ctx.settings.support.enabled:
         return None
     checker = SupportChecker(ctx.retriever.embedder, ctx.settings.support.threshold)
-    checked = checker.check(answer, chunks)
+    checked = checker.check(render(answer), chunks)
     if not checked:
         return None
     return round(sum(1 for s in checked if s.supported) / len(checked), 3)

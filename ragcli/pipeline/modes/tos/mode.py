@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from ragcli.answer import Answer
 from ragcli.config import TosSettings
+from ragcli.llm.answer_parse import parse_answer
 from ragcli.models import RetrievedChunk, Verification
 from ragcli.pipeline import steps
 from ragcli.pipeline.context import RunContext
@@ -70,7 +72,7 @@ def run(ctx: RunContext, question: str) -> AskResult:
     path.append(qna_row)
     qna_score, qna_best = bands.best_similarity(qna_hits)
     if qna_row.outcome == "qna_answer" and qna_best is not None:
-        return _finish(ctx, "qna_answer", _qna_text(qna_best), [qna_best], path, qna_best)
+        return _finish(ctx, "qna_answer", _qna_answer(qna_best), [qna_best], path, qna_best)
 
     docs = signals.documents(ctx, question, rules)
     docs_row = bands.band(ctx, "documents", docs, docs_bands(tos), below="handoff", empty="handoff")
@@ -88,7 +90,7 @@ def run(ctx: RunContext, question: str) -> AskResult:
             return _qna_limited(ctx, candidate, path)
 
     verification = VerificationRecord(status="not run", reason="no answer was drafted")
-    answer = ""
+    answer = Answer()
     if outcome in ("tos_answer", "tos_limited"):
         answer = steps.generate(ctx, question, docs)
         checked, passed = steps.verify(ctx, answer, docs, tos.verification_threshold)
@@ -114,18 +116,21 @@ def run(ctx: RunContext, question: str) -> AskResult:
         return _finish(ctx, outcome, answer, docs, path, qna_best, verification)
     if outcome == "tos_limited":
         note = _docs_uncertainty(tos, docs_score, verification)
-        text = f"{note}\n\n{answer}"
-        return _finish(ctx, outcome, text, docs, path, qna_best, verification, note)
+        limited = Answer(answer.parts, (note, *answer.notes))
+        return _finish(ctx, outcome, limited, docs, path, qna_best, verification, note)
     if outcome == "clarification":
         topics = closest_topics(docs, tos.clarification_topics)
-        text = _clarification_text(topics, verification)
+        text = Answer.of_notes(_clarification_text(topics, verification))
         return _finish(ctx, outcome, text, docs, path, qna_best, verification, topics=topics)
-    return _finish(ctx, "handoff", tos.handoff_message, [], path, qna_best, verification)
+    handoff = Answer.of_notes(tos.handoff_message)
+    return _finish(ctx, "handoff", handoff, [], path, qna_best, verification)
 
 
-def _qna_text(pair: RetrievedChunk) -> str:
+def _qna_answer(pair: RetrievedChunk) -> Answer:
+    """The FAQ's curated answer, its sentences and items parts of the answer (they cite no
+    source: the FAQ pair is the source)."""
     extra = pair.metadata.model_extra or {}
-    return str(extra.get("answer") or pair.content)
+    return parse_answer(str(extra.get("answer") or pair.content))
 
 
 def _matched_question(pair: RetrievedChunk | None) -> str | None:
@@ -154,7 +159,8 @@ def _qna_limited(
         f"\u201c{_matched_question(pair)}\u201d (match {score:.2f}; a confident match needs "
         f"{tos.qna_threshold:.2f}). Check that it fits your question."
     )
-    text = f"{note}\n\n{_qna_text(pair)}"
+    faq = _qna_answer(pair)
+    text = Answer(faq.parts, (note, *faq.notes))
     return _finish(ctx, "qna_limited", text, [pair], path, pair, verification, note)
 
 
@@ -227,7 +233,7 @@ def _verification(checked: Verification, passed: bool, threshold: float) -> Veri
 def _finish(
     ctx: RunContext,
     outcome: TosOutcome,
-    text: str,
+    text: Answer,
     sources: list[RetrievedChunk],
     path: list[BandRow],
     qna_best: RetrievedChunk | None,

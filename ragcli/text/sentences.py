@@ -1,0 +1,42 @@
+"""The one sentence splitter: a paragraph's text (line breaks read as spaces) into its
+sentences. Chunks are segmented with it (llm/segment.py), a model's answer is parsed with
+it (llm/answer_parse.py), and a modal statement is looked for in each of its sentences
+(triplets.py)."""
+
+from __future__ import annotations
+
+import re
+
+import regex
+
+# A stop after an abbreviation ends no sentence: after dotted letters ("(e.g. DNS failure,
+# …)", "a.k.a. CA bundle") or one of these words, which a name or a number follows ("St.
+# Gallen", "Fig. 3", "ca. 22,000 BP", "Gen. Patton").
+ABBREVIATIONS = (
+    *("vs.", "cf.", "Cf.", "ca.", "c.", "approx.", "Fig.", "Figs.", "No.", "Nos.", "Vol."),
+    *("pp.", "Mr.", "Mrs.", "Ms.", "Dr.", "Prof.", "St.", "Mt.", "Gen.", "Col.", "Capt."),
+    *("Lt.", "Gov.", "Sen.", "Rev."),
+)
+NOT_AFTER_ABBREVIATION = r"(?<!\b[A-Za-z]\.[A-Za-z]\.)" + "".join(
+    rf"(?<!\b{re.escape(word)})" for word in ABBREVIATIONS
+)
+# Where a sentence may end: after . ! or ?, or after one and a closing bracket or quote
+# (straight or curly: "… a newline.)", "… said “stop.”"). Hindi's danda (।) and the
+# Arabic question mark (؟) are such stops too.
+AFTER_STOP = r"(?:(?<=[.!?।؟])|(?<=[.!?।؟][)\]\"'”’]))"
+# A sentence ends at such a stop before a capital (any script's), a digit, a quote or a
+# bracket, or a letter of a script without capitals (Arabic, Devanagari): "e.g. the" and
+# "3.5 times" stay whole. Chinese and Japanese end one at 。！？ with no space after it,
+# and Thai, which has no full stop, at a space between Thai words.
+SENTENCE_END = regex.compile(
+    rf"{AFTER_STOP}{NOT_AFTER_ABBREVIATION}\s+(?=[\"'(\[`*“‘]?[\p{{Lu}}\p{{Lo}}0-9])"
+    r"|(?<=[。！？][」』”’）)]?)\s*(?=\S)"
+    r"|(?<=\p{Thai})\s+(?=\p{Thai})"
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of `text`, each stripped, none empty. The caller splits paragraphs,
+    list items and code blocks apart first, and joins a paragraph's lines where a line
+    break is a space; the spaces inside a sentence are kept."""
+    return [s.strip() for s in SENTENCE_END.split(text) if s.strip()]
