@@ -49,6 +49,7 @@ class AnswerPart:
     language: str | None = None  # a code block's language, for its fence
     new_paragraph: bool = False
     continues: bool = False
+    new_line: bool = False  # starts a line of its own (a line break in a model's paragraph)
 
     @property
     def claims(self) -> bool:

@@ -178,6 +178,29 @@ class SubAnswer(BaseModel):
     error: str | None = None  # the model failed to answer this sub-question
 
 
+# How a sentence's support was found (pipeline/support.py): word for word in a source;
+# lexical evidence settled it; or the embedding model measured its similarity too.
+Evidence = Literal["verbatim", "lexical", "embedding"]
+
+
+class SentenceSupport(Record):
+    """One answer sentence and how well its sources back it."""
+
+    sentence: str  # as written, citations removed
+    cites: list[int]  # the source numbers it cites
+    score: float  # calibrated support from the best of the sources checked (0–1)
+    # How the score was found: the sentence is in the source word for word; lexical
+    # evidence settled it (the score is then the bound no similarity could cross); or
+    # the embedding model measured its similarity too.
+    evidence: Evidence = "embedding"
+    backed_by: list[int]  # the sources whose own support reaches the threshold
+    supported: bool
+    uncited: bool  # states a fact and cites no source
+    # The index of the answer's part judged (AskResult.answer_parts), after which a view
+    # puts its mark; absent in results of earlier versions.
+    part: int | None = Field(default=None, exclude_if=lambda v: v is None)
+
+
 class Usage(Record):
     llm_calls: int = 0
     prompt_tokens: int = 0

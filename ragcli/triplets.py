@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ragcli.terms import index_terms
+from ragcli.text.sentences import split_sentences
 from ragcli.words import QUERY_STOPWORDS
 
 METADATA_KEY = "triplets"  # the chunk metadata that holds them, a JSON list of [s, r, o]

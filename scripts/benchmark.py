@@ -775,7 +775,9 @@ def long_markdown_corpus(folder: Path, copies: int) -> None:
             fenced = False
             for line in source.read_text(encoding="utf-8").splitlines():
                 fenced ^= line.lstrip().startswith("```")
-                plain = line.strip() and not fenced and not line.lstrip().startswith(("|", "#", "```"))
+                plain = (
+                    line.strip() and not fenced and not line.lstrip().startswith(("|", "#", "```"))
+                )
                 lines.append(f"{line} (copy {copy})" if plain else line)
             (folder / f"{source.stem}-{copy}.md").write_text("\n".join(lines), encoding="utf-8")
 
@@ -825,8 +827,9 @@ def engine_row(corpus: Path, texts: list[str], work: Path, env: dict[str, str], 
         return seconds, out
 
     found = measure_engine(corpus, texts, work, env, timed, say)
-    return Row("ingest", found["name"], found["value"], found["target"], found["passed"],
-               found["data"])
+    return Row(
+        "ingest", found["name"], found["value"], found["target"], found["passed"], found["data"]
+    )
 
 
 def rename_row(
@@ -926,6 +929,7 @@ def support_check_row(docs: list[tuple[str, str, str]], embedder, say) -> Row:
     """The sentence-support check every answer gets: a 10-sentence answer against 5 sources
     (abstracts). Each sentence is a source sentence with one word changed, so none is found
     word for word and every one is embedded and scored, the check's slow path."""
+    from ragcli.llm.answer_parse import parse_answer
     from ragcli.llm.text import sentences
     from ragcli.models import ChunkMetadata, RetrievedChunk
     from ragcli.pipeline.support import SupportChecker
@@ -942,7 +946,7 @@ def support_check_row(docs: list[tuple[str, str, str]], embedder, say) -> Row:
     picked = [
         (n, s) for n, c in enumerate(sources, 1) for s in sentences(c.content) if len(s) > 40
     ][:10]
-    answer = " ".join(f"{s.replace(' the ', ' this ', 1)} [{n}]" for n, s in picked)
+    answer = parse_answer(" ".join(f"{s.replace(' the ', ' this ', 1)} [{n}]" for n, s in picked))
 
     def median_ms(checker: SupportChecker, repeats: int) -> tuple[float, list]:
         checker.check(answer, sources)  # warm up

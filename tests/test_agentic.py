@@ -12,12 +12,12 @@ import yaml
 from typer.testing import CliRunner
 
 from ragcli import service
-from ragcli.cli import app
 from ragcli.answer import Answer, AnswerPart
+from ragcli.cli import app
 from ragcli.llm.answer_parse import parse_answer
 from ragcli.llm.citations import citation_label, merge_sources
-from ragcli.text.markdown import render
 from ragcli.models import ChunkMetadata, RetrievedChunk, SubAnswer
+from ragcli.text.markdown import render
 from tests.support.common import offline_backend, quoted_in, settings_for
 from tests.support.stubs import Fault, OpenAIStub
 
@@ -83,10 +83,9 @@ def test_sources_are_merged_once_each_and_sub_answers_recited():
     assert [c.chunk_id for c in merged.sources] == ["x", "y", "z"]
     assert merged.numbering == {"x": 1, "y": 2, "z": 3}
     assert merged.retrieved == 5
-    assert render(merged.sub_answers[0].answer) == "A. [1] B. [2]"
-    # Each sentence cites what it cited, renumbered; a citation before the stop is read
-    # as the sentence's and written after it.
-    assert render(merged.sub_answers[1].answer) == "C. [2] D. [3][1] E. [2][1] F."
+    # A model's sentence is written citing before its stop, as the prompt asks.
+    assert render(merged.sub_answers[0].answer) == "A [1]. B [2]."
+    assert render(merged.sub_answers[1].answer) == "C [2]. D [3][1]. E [2][1]. F."
     assert merged.dropped == ["sub-answer 2 cites [4], but it has 3 sources: removed"]
 
 
@@ -107,7 +106,9 @@ def test_extractive_synthesis_one_section_per_sub_question_without_repeats(tmp_p
         ),
         SubAnswer(
             question="What is the boiling point of mercury?",
-            answer=Answer.of_notes("The retrieved documents do not appear to answer this question."),
+            answer=Answer.of_notes(
+                "The retrieved documents do not appear to answer this question."
+            ),
             sources=[config],
         ),
     ]

@@ -14,6 +14,7 @@ import yaml
 from ragcli import service
 from ragcli.config import Settings
 from ragcli.embedding.embedder import make_embedder
+from ragcli.llm.answer_parse import parse_answer
 from ragcli.models import ChunkMetadata, RetrievedChunk
 from ragcli.pipeline.support import SupportChecker, claims
 from tests.support.common import settings_for
@@ -43,11 +44,11 @@ def test_precision_and_recall_of_the_unsupported_marks(checker):
     for case in yaml.safe_load(LABELLED.read_text()):
         sources = [chunk(text, n) for n, text in enumerate(case["sources"], start=1)]
         answer = " ".join(f"{s['text']} [{s['cites'][0]}]" for s in case["sentences"])
-        found = checker.check(answer, sources)
+        found = checker.check(parse_answer(answer), sources)
         assert [f.sentence for f in found] == [s["text"] for s in case["sentences"]]
         # Lexical evidence settles a sentence only where no similarity could change it.
         every_one_embedded = SupportChecker(checker.embedder, 0.5, shortcut=False)
-        assert [f.supported for f in every_one_embedded.check(answer, sources)] == [
+        assert [f.supported for f in every_one_embedded.check(parse_answer(answer), sources)] == [
             f.supported for f in found
         ]
         for result, label in zip(found, case["sentences"], strict=True):
@@ -65,7 +66,7 @@ def test_sentences_take_the_citations_that_follow_them():
         "passphrase [1, 3].\n\n```bash\ndw admin backup --output /mnt\n```\n"
         "The documents do not say who can restore.\nSources: [1] a.md; [2] b.md"
     )
-    found = [(c.text, c.cites) for c in claims(answer)]
+    found = [(c.text, c.cites) for c in claims(parse_answer(answer))]
     assert found == [
         ("Backups run nightly.", [1]),
         ("They are kept for 14 days.", [2]),
@@ -81,7 +82,7 @@ def test_a_lead_in_quoted_without_its_code_ends_at_its_citation():
         "there is a shortcut for it: [2] A primary key identifies one record. [1] "
         "Note: The key never changes. [1]"
     )
-    assert [(c.text, c.cites) for c in claims(answer)] == [
+    assert [(c.text, c.cites) for c in claims(parse_answer(answer))] == [
         (
             "Look up by key with `.fetch()`: reading one record by its key is common, so "
             "there is a shortcut for it:",
@@ -102,7 +103,7 @@ def test_a_quoted_heading_in_bold_starts_a_claim_of_its_own():
         "**`app delete`**: deletes a user. [3] It is short and simple. 🎉 [1] Of course, it "
         "can fail. [2] (On Windows, it also fails.) [3] Next, it stops (e.g. Ctrl-C). [1]"
     )
-    assert [(c.text, c.cites) for c in claims(answer)] == [
+    assert [(c.text, c.cites) for c in claims(parse_answer(answer))] == [
         ("Set the `hidden` parameter to hide it.", [1]),
         ("Custom help name (`metavar`): you can also change the text shown for it.", [2]),
         ("`Exit` stops the run.", [2]),
@@ -120,7 +121,7 @@ def test_a_synthesized_answers_bold_sub_questions_are_not_claims():
         "Sources: [1] docs/configuration.md\n\n"
         "**Which port serves metrics?**\nMetrics are served on port **9420**. [2]"
     )
-    found = [(c.text, c.cites) for c in claims(answer)]
+    found = [(c.text, c.cites) for c in claims(parse_answer(answer))]
     assert found == [
         ("The web port is 7420.", [1]),
         ("Metrics are served on port **9420**.", [2]),
@@ -133,18 +134,19 @@ def test_uncited_facts_are_flagged_and_marks_sit_after_their_sentence(checker):
         "By default the server keeps the 14 most recent archives [1]. "
         "Archives older than 90 days are moved to cold storage. Is that enough?"
     )
-    first, second = checker.check(answer, sources)
+    first, second = checker.check(parse_answer(answer), sources)
     assert first.supported and first.backed_by == [1] and not first.uncited
     assert second.uncited and not second.supported and second.cites == []
-    assert answer[: second.end].endswith("cold storage.")
+    # The mark goes after the part judged: the second sentence, not the question after it.
+    assert parse_answer(answer).parts[second.part].text.endswith("cold storage.")
 
 
 def test_a_ten_sentence_check_is_quick(checker):
     sources = [chunk(" ".join(f"Fact number {i} is about topic {i}." for i in range(8)), 1)]
     answer = " ".join(f"Topic {i} has a fact that differs a little [1]." for i in range(10))
-    checker.check(answer, sources)  # warm
+    checker.check(parse_answer(answer), sources)  # warm
     started = time.perf_counter()
-    found = checker.check(answer, sources)
+    found = checker.check(parse_answer(answer), sources)
     elapsed = time.perf_counter() - started
     assert len(found) == 10
     print(f"10-sentence support check: {elapsed * 1000:.0f} ms")
@@ -193,6 +195,7 @@ def test_ask_marks_a_plausible_wrong_sentence(sample_store):
         "backed_by",
         "supported",
         "uncited",
+        "part",
     }
     trace = service.trace_store(settings).get(result.trace_id)
     step = [s for s in trace.steps if s.name == "support"][0]
@@ -210,7 +213,7 @@ def test_extractive_quotes_are_all_supported(sample_store):
 
 def test_a_citation_at_the_very_end_belongs_to_the_last_sentence():
     answer = "Items stay in the trash for 30 days. [1] Deleted files can be restored. [2]"
-    assert [(c.text, c.cites) for c in claims(answer)] == [
+    assert [(c.text, c.cites) for c in claims(parse_answer(answer))] == [
         ("Items stay in the trash for 30 days.", [1]),
         ("Deleted files can be restored.", [2]),
     ]

@@ -14,10 +14,10 @@ from ragcli.ingest.loaders.base import compact_rows, expand_rows, rows_locator
 from ragcli.ingest.loaders.markup import html_sections
 from ragcli.ingest.loaders.sheets import sheet_sections
 from ragcli.ingest.loaders.tables import row_line
+from ragcli.llm.answer_parse import parse_answer
 from ragcli.llm.segment import units
 from ragcli.llm.table_rows import named_rows
 from ragcli.models import ChunkMetadata, RetrievedChunk
-from ragcli.llm.answer_parse import parse_answer
 from ragcli.pipeline.row_citations import cite_quoted_rows
 
 
@@ -92,7 +92,9 @@ def test_a_source_is_cited_by_the_rows_its_answer_quotes(first):
     source = RetrievedChunk(content=text, score=1.0, metadata=meta)
     one = cite_quoted_rows(parse_answer("- Item: B; Price: 2 [1]"), [source])
     assert one[0].metadata.locator == "Prices, row 21"
-    two = cite_quoted_rows(parse_answer("- Item: A; Price: 1 [1]\n- Item: C; Price: 3 [1]"), [source])
+    two = cite_quoted_rows(
+        parse_answer("- Item: A; Price: 1 [1]\n- Item: C; Price: 3 [1]"), [source]
+    )
     assert two[0].metadata.locator == "Prices, rows 20, 22"
     paraphrase = cite_quoted_rows(parse_answer("B costs 2. [1]"), [source])
     assert paraphrase[0].metadata.locator == "Prices, rows 20–22"

@@ -4,11 +4,14 @@ the sample corpus are in test_tos_e2e.py."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
-from ragcli.config import load_settings
+from ragcli.config import Settings, load_settings
+from ragcli.embedding.embedder import make_embedder
 from ragcli.llm.answer_parse import parse_answer
 from ragcli.models import ChunkMetadata, RetrievedChunk, Verification
 from ragcli.pipeline.context import RunContext
@@ -52,10 +55,17 @@ def doc_hit(score: float, heading: str | None = "Refund policy > Annual plans", 
     )
 
 
+@functools.cache
+def embedder():
+    """The bundled embedder: the support check that verify reads embeds with it."""
+    return make_embedder(Settings().embedding)
+
+
 @dataclass
 class ScriptedRetriever:
     hits: dict[str, list[RetrievedChunk]]
     collection: str = "docs"
+    embedder: Any = field(default_factory=embedder)
     calls: list[tuple[str, str | None]] = field(default_factory=list)
 
     def search(self, query, top_k, collection=None, mode=None, expand=True):
@@ -78,7 +88,7 @@ class ScriptedLLM:
         self.calls.append("generate")
         return DRAFT
 
-    def verify(self, answer, chunks):
+    def verify(self, answer, chunks, support):
         self.calls.append("verify")
         return Verification(supported_score=self.supported, unsupported_claims=self.claims)
 

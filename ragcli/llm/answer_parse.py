@@ -1,5 +1,6 @@
 """A model's Markdown answer read once into a typed answer (ragcli/answer.py): its
-blocks by the one Markdown reader (blocks/markdown.py), a paragraph's sentences by the one
+blocks by markdown-it-py (the raw inline Markdown of each: the chunks' reader,
+blocks/markdown.py, normalises emphasis and links away), a paragraph's sentences by the one
 sentence splitter (text/sentences.py), each with the sources it cites (text/citations.py).
 What the model wrote is kept as it wrote it, its citations aside; a citation after a
 sentence's stop, or on a line of its own after a code block, belongs to what it follows.
@@ -8,58 +9,113 @@ ragcli's own texts that quote no source (a curated FAQ answer) are read the same
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
 
 from ragcli.answer import Answer, AnswerPart, PartKind
-from ragcli.blocks.markdown import read_markdown
-from ragcli.blocks.model import CodeBlock, Heading, ListItem, Paragraph, Table, flat
 from ragcli.ingest.loaders.tables import row_line
 from ragcli.text.citations import CITATIONS_RUN, cited_numbers, strip_citations
-from ragcli.text.sentences import split_sentences
+from ragcli.text.sentences import split_cited_sentences
 
 LEADING_CITATIONS = re.compile(r"^" + CITATIONS_RUN.pattern)
 SPACE_BEFORE_STOP = re.compile(r"\s+([.!?,;:])")
+SOURCES_LINE = re.compile(r"^\*{0,2}Sources?:", re.I)
 
 
 def parse_answer(text: str, kind: PartKind = "statement") -> Answer:
     """`text` as parts: each sentence of a paragraph (`kind`), list item, table row, code
-    block and heading, with the sources it cites."""
+    block and heading, with the sources it cites. Inline Markdown (bold, links, code
+    spans) is kept as written."""
     parts: list[AnswerPart] = []
-    document = read_markdown(text.replace("\r\n", "\n"), indented_code=False)
-    for block in flat(document.blocks):
-        opens = bool(parts)  # the first part of a block starts a paragraph
-        if isinstance(block, Heading):
-            parts.append(AnswerPart(block.title, "heading", new_paragraph=opens))
-        elif isinstance(block, CodeBlock):
-            code = AnswerPart(block.text, "code", language=block.language or None)
-            parts.append(_opening(code, opens))
-        elif isinstance(block, Table):
-            for index, row in enumerate(block.rows):
-                line = row_line(block.header, row)
-                if line:
-                    part = AnswerPart(strip_citations(line), "row", tuple(cited_numbers(line)))
-                    parts.append(_opening(part, opens and index == 0))
-        elif isinstance(block, ListItem):
-            item = " ".join(block.text.split())
-            item = _cite_earlier(parts, item)
-            part = AnswerPart(f"{block.marker} {_plain(item)}", "list_item", _cites(item))
-            previous = parts[-1] if parts else None
-            parts.append(_opening(part, opens and (previous is None or previous.kind != "list_item")))
-        elif isinstance(block, Paragraph):
-            first = True
-            for sentence in split_sentences(" ".join(block.text.split())):
-                sentence = _cite_earlier(parts, sentence)
-                if not strip_citations(sentence):
-                    continue
-                part = AnswerPart(_plain(sentence), kind, _cites(sentence))
-                parts.append(_opening(part, opens and first))
-                first = False
+    items: list[tuple[str, bool]] = []  # each open list item: its marker, whether it has a part
+    header: list[str] | None = None
+    cells: list[str] = []
+    opens = False  # the next part starts a paragraph
+    before = ""  # the type of the token before
+    for token in _reader().parse(text.replace("\r\n", "\n")):
+        if token.type == "list_item_open":
+            items.append((f"{token.info}{token.markup}", False))
+            opens = opens or (bool(parts) and parts[-1].kind != "list_item")
+        elif token.type == "list_item_close":
+            items.pop()
+        elif token.type in ("fence", "code_block"):
+            language = token.info.strip() or None
+            code = AnswerPart(token.content.rstrip("\n"), "code", language=language)
+            parts.append(replace(code, new_paragraph=bool(parts)))
+        elif token.type == "table_open":
+            header, opens = None, bool(parts)
+        elif token.type == "tr_open":
+            cells = []
+        elif token.type == "tr_close":
+            if header is None:
+                header = cells
+            elif line := row_line(header, cells):
+                row = AnswerPart(strip_citations(line), "row", _cites(line))
+                parts.append(replace(row, new_paragraph=opens))
+                opens = False
+        elif token.type == "inline" and before in ("th_open", "td_open"):
+            cells.append(token.content)
+        elif token.type == "inline" and before == "heading_open":
+            title = AnswerPart(strip_citations(token.content), "heading")
+            parts.append(replace(title, new_paragraph=bool(parts)))
+        elif token.type == "inline" and items:
+            parts.append(_item(parts, items, " ".join(token.content.split()), opens))
+            opens = False
+        elif token.type == "inline":
+            parts += _paragraph(parts, token.content, kind, bool(parts))
+        before = token.type
     return Answer(tuple(parts))
 
 
+@lru_cache(maxsize=1)
+def _reader() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table")
+
+
+def _item(
+    parts: list[AnswerPart], items: list[tuple[str, bool]], text: str, opens: bool
+) -> AnswerPart:
+    """A list item's part; an item's later paragraph joins its part (on its line)."""
+    marker, has_part = items[-1]
+    if has_part:
+        last = parts.pop()
+        sources = tuple(dict.fromkeys((*last.sources, *_cites(text))))
+        return replace(last, text=f"{last.text} {_plain(text)}", sources=sources)
+    items[-1] = (marker, True)
+    text = _cite_earlier(parts, text)
+    return AnswerPart(f"{marker} {_plain(text)}", "list_item", _cites(text), new_paragraph=opens)
+
+
+def _paragraph(parts: list[AnswerPart], text: str, kind: PartKind, opens: bool) -> list[AnswerPart]:
+    """A paragraph's sentences; a line break in a model's answer ends a sentence (a model
+    does not hard-wrap), and a line of sources ("Sources: [1] a.md") is kept as written."""
+    found: list[AnswerPart] = []
+    for number, line in enumerate(text.split("\n")):
+        line = " ".join(line.split())
+        if SOURCES_LINE.match(line):
+            found.append(AnswerPart(line, "source_list", new_line=number > 0))
+            continue
+        first = True
+        for sentence in split_cited_sentences(line):
+            sentence = _cite_earlier(found or parts, sentence)
+            if not strip_citations(sentence):
+                continue
+            part = AnswerPart(
+                _plain(sentence),
+                kind,
+                _cites(sentence),
+                new_paragraph=opens and not found,
+                new_line=first and number > 0,
+            )
+            found.append(part)
+            first = False
+    return found
+
+
 def _opening(part: AnswerPart, opens: bool) -> AnswerPart:
-    return AnswerPart(
-        part.text, part.kind, part.sources, language=part.language, new_paragraph=opens
-    )
+    return replace(part, new_paragraph=opens)
 
 
 def _cite_earlier(parts: list[AnswerPart], text: str) -> str:
@@ -71,13 +127,7 @@ def _cite_earlier(parts: list[AnswerPart], text: str) -> str:
     if parts:
         last = parts[-1]
         sources = tuple(dict.fromkeys((*last.sources, *cited_numbers(leading.group(0)))))
-        parts[-1] = AnswerPart(
-            last.text,
-            last.kind,
-            sources,
-            language=last.language,
-            new_paragraph=last.new_paragraph,
-        )
+        parts[-1] = replace(last, sources=sources)
     return text[leading.end() :].strip()
 
 

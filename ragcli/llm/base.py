@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ragcli.answer import Answer
-
 from ragcli.models import (
     GradeLabel,
     Grading,
     PriorTurn,
     Reflection,
     RetrievedChunk,
+    SentenceSupport,
     Standalone,
     SubAnswer,
     Verification,
@@ -45,9 +45,16 @@ class LLMBackend(Protocol):
     # made from it once (text/markdown.py).
     def generate(self, query: str, chunks: list[RetrievedChunk]) -> Answer: ...
 
-    # `min_score`: the score at which an answer needs no regeneration.
+    # `min_score`: the score at which an answer needs no regeneration; `support`: the
+    # support check's judgement of each of the answer's sentences (pipeline/support.py),
+    # the one the final answer shows, which a backend without a model of its own reads.
     def reflect(
-        self, query: str, answer: Answer, chunks: list[RetrievedChunk], min_score: float
+        self,
+        query: str,
+        answer: Answer,
+        chunks: list[RetrievedChunk],
+        min_score: float,
+        support: list[SentenceSupport],
     ) -> Reflection: ...
 
     # A better query from the reflection's feedback (the loop retrieves with it).
@@ -67,7 +74,9 @@ class LLMBackend(Protocol):
         self, question: str, sub_answers: list[SubAnswer], numbering: dict[str, int] | None = None
     ) -> Answer: ...
 
-    def verify(self, answer: Answer, chunks: list[RetrievedChunk]) -> Verification: ...
+    def verify(
+        self, answer: Answer, chunks: list[RetrievedChunk], support: list[SentenceSupport]
+    ) -> Verification: ...
 
     # A follow-up rewritten with the conversation so far (bounded by the caller) into a
     # question retrieval can search for on its own.

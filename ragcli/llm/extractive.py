@@ -25,7 +25,7 @@ from ragcli.llm.citations import citation_label, merge_sources
 from ragcli.llm.decompose import decompose as decompose_question
 from ragcli.llm.followup import make_standalone
 from ragcli.llm.heading_names import heading_names, naming_sentences, titled
-from ragcli.llm.segment import Unit, UnitKind, plain_text, units
+from ragcli.llm.segment import Unit, UnitKind, units
 from ragcli.llm.subject import CODE_SPAN, with_heading, with_title
 from ragcli.llm.table_rows import cell_values, named_rows
 from ragcli.llm.text import (
@@ -40,6 +40,7 @@ from ragcli.models import (
     PriorTurn,
     Reflection,
     RetrievedChunk,
+    SentenceSupport,
     Standalone,
     SubAnswer,
     Verification,
@@ -56,8 +57,6 @@ NO_ANSWER = "The retrieved documents do not appear to answer this question."
 NO_ANSWER_PART = "The retrieved documents do not appear to answer this part."
 # Two sentences this similar say the same thing; quoting both adds nothing.
 DUPLICATE_COSINE = 0.92
-# An answer sentence this close to a source sentence is taken as supported by it.
-SUPPORT_COSINE = 0.85
 # Sentences whose answer score reaches this share of the best one's are quoted with it,
 # until the ask is covered (below); lower shares quote more of what the cut lost, at more
 # characters (the figures: docs/dev-log/offline-backend.md, "Why the constants are what they are").
@@ -399,10 +398,6 @@ class ExtractiveBackend:
         if not texts:
             return np.zeros((0, 1), dtype=np.float32)
         return np.stack([self._cache[t] for t in texts])
-
-    def _candidates(self, chunks: list[RetrievedChunk]) -> list[Candidate]:
-        """The sentences of `chunks` that may answer, with their vectors."""
-        return self._embedded(self._sentences(chunks))
 
     def _sentences(self, chunks: list[RetrievedChunk], query: str = "") -> list[Found]:
         """The units of `chunks` that may answer; for a how-to question a terminal
@@ -830,32 +825,21 @@ class ExtractiveBackend:
                 found.append(sentence)
         return found
 
-    def _support(self, answer: str, chunks: list[RetrievedChunk]) -> tuple[list[str], list[str]]:
-        """Answer sentences found in the sources, and those not found."""
-        claims = [strip_citations(s) for s in sentences(answer)]
-        claims = [c for c in claims if len(WORD.findall(c)) >= 3]
-        sources = [normalise(plain_text(c.content)) for c in chunks]
-        candidates = self._candidates(chunks)
-        source_vectors = np.stack([c.vector for c in candidates]) if candidates else None
-        supported, unsupported = [], []
-        for claim in claims:
-            if any(normalise(claim) in source for source in sources):
-                supported.append(claim)
-                continue
-            if source_vectors is not None:
-                best = float(np.max(source_vectors @ self._vectors([claim])[0]))
-                if best >= SUPPORT_COSINE:
-                    supported.append(claim)
-                    continue
-            unsupported.append(claim)
-        return supported, unsupported
-
     def reflect(
-        self, query: str, answer: Answer, chunks: list[RetrievedChunk], min_score: float
+        self,
+        query: str,
+        answer: Answer,
+        chunks: list[RetrievedChunk],
+        min_score: float,
+        support: list[SentenceSupport],
     ) -> Reflection:
+        """Grounded as far as the support check finds the answer's sentences backed by
+        their sources (`support`, the one judgement the final answer shows too), and
+        relevant to the question."""
         text = render(answer)
-        supported, unsupported = self._support(text, chunks)
-        total = len(supported) + len(unsupported)
+        supported = [s.sentence for s in support if s.supported]
+        unsupported = [s.sentence for s in support if not s.supported]
+        total = len(support)
         grounded = len(supported) / total if total else 0.0
         relevance = self.relevance(query, strip_citations(text)) if total else 0.0
         # An answer quoted sentence by sentence from its sources is grounded by
@@ -865,7 +849,7 @@ class ExtractiveBackend:
         relevant = relevance >= self.options.answer_min_relevance
         score = round(grounded if quoted and relevant else min(grounded, relevance), 3)
         reason = (
-            f"{len(supported)} of {total} answer sentences are found in the sources; "
+            f"{len(supported)} of {total} answer sentences are supported by their sources; "
             f"relevance of the answer to the question {relevance:.2f}"
         )
         if not total:
@@ -879,12 +863,14 @@ class ExtractiveBackend:
             needs_regeneration=score < min_score,
         )
 
-    def verify(self, answer: Answer, chunks: list[RetrievedChunk]) -> Verification:
-        supported, unsupported = self._support(render(answer), chunks)
-        total = len(supported) + len(unsupported)
+    def verify(
+        self, answer: Answer, chunks: list[RetrievedChunk], support: list[SentenceSupport]
+    ) -> Verification:
+        """The share of the answer's sentences the support check finds backed."""
+        backed = sum(1 for s in support if s.supported)
         return Verification(
-            supported_score=round(len(supported) / total, 3) if total else 0.0,
-            unsupported_claims=unsupported,
+            supported_score=round(backed / len(support), 3) if support else 0.0,
+            unsupported_claims=[s.sentence for s in support if not s.supported],
         )
 
     def _feedback_terms(self, query: str, chunks: list[RetrievedChunk], limit: int) -> list[str]:
@@ -965,7 +951,9 @@ class ExtractiveBackend:
                 blocks = [q for q in fresh if q not in prose]
                 parts += [p for quote in prose + blocks for p in quote]
             else:
-                parts.append(AnswerPart("Answered above." if quotes else NO_ANSWER_PART, "statement"))
+                parts.append(
+                    AnswerPart("Answered above." if quotes else NO_ANSWER_PART, "statement")
+                )
             files = [
                 f"[{n}] {citation_label(by_number[n])}"
                 for n in dict.fromkeys(cited)

@@ -26,6 +26,7 @@ from ragcli.models import (
     PriorTurn,
     Reflection,
     RetrievedChunk,
+    SentenceSupport,
     Standalone,
     SubAnswer,
     Verification,
@@ -251,18 +252,23 @@ class OpenAIBackend:
         return parse_answer(answer)
 
     def reflect(
-        self, query: str, answer: Answer, chunks: list[RetrievedChunk], min_score: float
+        self,
+        query: str,
+        answer: Answer,
+        chunks: list[RetrievedChunk],
+        min_score: float,
+        support: list[SentenceSupport],
     ) -> Reflection:
         data = self._structured("reflect", prompts.reflect(query, render(answer), chunks))
         if not isinstance(data, dict) or "reflection_score" not in data:
             if data is not None:
                 note("reflect: the verdict lacks reflection_score; using the extractive fallback")
-            return self.fallback.reflect(query, answer, chunks, min_score)
+            return self.fallback.reflect(query, answer, chunks, min_score, support)
         try:
             score = min(1.0, max(0.0, float(data["reflection_score"])))
         except (TypeError, ValueError):
             note("reflect: reflection_score is not a number; using the extractive fallback")
-            return self.fallback.reflect(query, answer, chunks, min_score)
+            return self.fallback.reflect(query, answer, chunks, min_score, support)
         return Reflection(
             answer_grounded=bool(data.get("answer_grounded", score >= min_score)),
             hallucination_detected=bool(data.get("hallucination_detected", False)),
@@ -329,7 +335,9 @@ class OpenAIBackend:
         reply = self._chat_streaming(prompt, on_token) if on_token else self._chat(prompt)
         return parse_answer(reply)
 
-    def verify(self, answer: Answer, chunks: list[RetrievedChunk]) -> Verification:
+    def verify(
+        self, answer: Answer, chunks: list[RetrievedChunk], support: list[SentenceSupport]
+    ) -> Verification:
         data = self._structured("verify", prompts.verify(render(answer), chunks))
         try:
             if not isinstance(data, dict):
@@ -338,7 +346,7 @@ class OpenAIBackend:
         except (TypeError, KeyError, ValueError):
             if data is not None:
                 note("verify: the verdict lacks supported_score; using the extractive fallback")
-            return self.fallback.verify(answer, chunks)
+            return self.fallback.verify(answer, chunks, support)
         claims = data.get("unsupported_claims") or []
         return Verification(supported_score=score, unsupported_claims=[str(c) for c in claims][:20])
 

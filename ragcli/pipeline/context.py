@@ -12,7 +12,7 @@ from ragcli.documents.library import Library
 from ragcli.documents.model import StoredDocument
 from ragcli.languages.coverage import uncovered_note
 from ragcli.llm.base import LLMBackend
-from ragcli.models import AnswerType, RetrievedChunk, Usage
+from ragcli.models import AnswerType, RetrievedChunk, SentenceSupport, Usage
 from ragcli.pipeline.budget import Budget
 from ragcli.pipeline.modes.agentic.details import AgenticDetails
 from ragcli.pipeline.modes.crag.details import CragDetails
@@ -48,6 +48,11 @@ class RunContext:
     documents: list[StoredDocument] | None = None
     documents_chosen_by: ChosenBy = "files"
     library: Library | None = None
+    # The support check's judgement of each answer judged in this run, by its parts and
+    # the ids of the sources it was judged against: reflect, verify and the final answer
+    # read one judgement (pipeline/support.py).
+    judgements: dict[tuple, list[SentenceSupport]] = field(default_factory=dict)
+    judged_in: dict[tuple, str] = field(default_factory=dict)  # the step that judged it
 
     def __post_init__(self) -> None:
         if self.budget is None:
@@ -66,6 +71,24 @@ class RunContext:
         if not uncovered:
             return []
         return [uncovered_note(self.retriever.embedder.name, uncovered)]
+
+    def support(
+        self, answer: Answer, chunks: list[RetrievedChunk], step: str = ""
+    ) -> list[SentenceSupport]:
+        """Each claim of `answer` judged against `chunks`, once per answer and sources in
+        a run; `step` names the trace step that asked first."""
+        key = (answer.parts, tuple(c.chunk_id for c in chunks))
+        if key not in self.judgements:
+            from ragcli.pipeline.support import SupportChecker
+
+            checker = SupportChecker(self.retriever.embedder, self.settings.support.threshold)
+            self.judgements[key] = checker.check(answer, chunks)
+            self.judged_in[key] = step
+        return self.judgements[key]
+
+    def judged_by(self, answer: Answer, chunks: list[RetrievedChunk]) -> str | None:
+        """The step that judged this answer against these sources, if one did."""
+        return self.judged_in.get((answer.parts, tuple(c.chunk_id for c in chunks)))
 
     def result(
         self,

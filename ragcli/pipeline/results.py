@@ -14,6 +14,7 @@ from ragcli.models import (
     Record,
     RetrievedChunk,
     SearchFilters,
+    SentenceSupport,
     StaleSource,
     Usage,
 )
@@ -24,7 +25,6 @@ from ragcli.pipeline.modes.crag.details import CragDetails
 from ragcli.pipeline.modes.documents.details import DocumentsDetails
 from ragcli.pipeline.modes.reflect.details import ReflectionDetails
 from ragcli.pipeline.modes.tos.details import TosDetails
-from ragcli.pipeline.support import SentenceSupport
 from ragcli.text.markdown import render
 
 
@@ -41,6 +41,7 @@ class PartRecord(Record):
     language: str | None = Field(default=None, exclude_if=lambda v: v is None)
     new_paragraph: bool = Field(default=False, exclude_if=lambda v: not v)
     continues: bool = Field(default=False, exclude_if=lambda v: not v)
+    new_line: bool = Field(default=False, exclude_if=lambda v: not v)
 
     @classmethod
     def of(cls, part: AnswerPart) -> PartRecord:
@@ -53,6 +54,7 @@ class PartRecord(Record):
             language=part.language,
             new_paragraph=part.new_paragraph,
             continues=part.continues,
+            new_line=part.new_line,
         )
 
     def part(self) -> AnswerPart:
@@ -65,6 +67,7 @@ class PartRecord(Record):
             self.language,
             self.new_paragraph,
             self.continues,
+            self.new_line,
         )
 
 
@@ -120,7 +123,11 @@ class AskResult(Record):
             return None
         parts = tuple(p.part() for p in self.answer_parts)
         body = render(Answer(parts))
-        head = self.answer[: len(self.answer) - len(body)].strip() if self.answer.endswith(body) else ""
+        head = (
+            self.answer[: len(self.answer) - len(body)].strip()
+            if self.answer.endswith(body)
+            else ""
+        )
         return Answer(parts, (head,) if head else ())
 
     def to_json_dict(self) -> dict[str, Any]:

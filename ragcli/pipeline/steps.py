@@ -108,7 +108,7 @@ def verify(
     """Check an answer against the chunks it was drawn from; passes at `threshold`."""
     chars = len(render(answer))
     with ctx.trace.step("verify", answer_chars=chars, chunks=len(chunks)) as step:
-        verification = ctx.llm.verify(answer, chunks)
+        verification = ctx.llm.verify(answer, chunks, ctx.support(answer, chunks, "verify"))
         passed = verification.supported_score >= threshold
         step.scores = {"supported": verification.supported_score}
         step.threshold = {"verification_threshold": threshold}

@@ -28,44 +28,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from pydantic import Field
-
+from ragcli.answer import Answer
 from ragcli.llm.segment import plain_text
 from ragcli.llm.text import WORD, normalise, sentences
-from ragcli.models import Record, RetrievedChunk
+from ragcli.models import Evidence, RetrievedChunk, SentenceSupport
 from ragcli.terms import terms
-from ragcli.text.citations import CITATION
-from ragcli.text.sentences import AFTER_STOP, NOT_AFTER_ABBREVIATION
 
 if TYPE_CHECKING:  # numpy loads with the embedder, not with the models that name it
     import numpy as np
 
 FEATURES = ("similarity", "coverage", "specifics")
-# Where a sentence ends: after . ! or ? (perhaps with a closing bracket or quote, "…
-# newline.)", or an emoji, "… in a short and simple way. 🎉"; not after an abbreviation,
-# llm/segment.py) and the citations that follow, or after a lead-in's colon that a
-# citation closes ("there's a shortcut for it: [2]", quoted without the code it
-# introduced); before the next sentence's capital, digit, quote or bracket (perhaps in
-# bold: a quoted heading, "**`GZipMiddleware`**: handles …"). Or at a line break.
-BOUNDARY = re.compile(
-    r"(?:" + AFTER_STOP + r"|(?<=[.!?]\s[^\w\s\[\]\"'(`*])|(?<=[.!?]\s[^\w\s\[\]\"'(`*]{2})"
-    r"|(?<=:)(?=\s*\[\d))"
-    + NOT_AFTER_ABBREVIATION
-    + r"(?P<cites>(?:\s*\[\d+(?:\s*,\s*\d+)*\])*)\s+(?!\[\d)"
-    r"(?=(?:\*\*)?[\"'(\[`*“‘]?[A-Z0-9]|\*\*`)|\n+"
-)
-LIST_MARKER = re.compile(r"^(?:[-*•]\s+)+")
+LIST_MARKER = re.compile(r"^(?:[-*•+]\s+|\d{1,3}[.)]\s+)+")
 LEADING_BOLD = re.compile(r"^\*\*(.+?)\*\*")
-CITATIONS = re.compile(r"\s*" + CITATION.pattern)
-FENCE = re.compile(r"^\s*(```|~~~)", re.M)
 # Numbers, versions, identifiers (`code`, snake_case, dotted.names, CamelCase), and names
 # capitalised inside a sentence: the details a plausible wrong sentence changes.
 CODE = re.compile(r"`([^`]+)`")
 SPECIFIC = re.compile(r"\b(?:\d[\w.,:/-]*|\w+[_.]\w[\w.]*|[a-z]+[A-Z]\w*|[A-Z][\w-]*[A-Z0-9]\w*)\b")
 CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
-Evidence = Literal["verbatim", "lexical", "embedding"]
 MIN_WORDS = 3  # shorter fragments ("Yes.", a label) are not claims
 # "The documents do not say ...", "I could not find this in the sources": a statement
 # about the sources' silence claims nothing to check (ragcli's own fallbacks read so too).
@@ -74,24 +55,6 @@ HEDGE = re.compile(
     r"|\b(?:not|no|n't|cannot)\b.*\b(?:documents?|sources?|context|passages?)\b",
     re.I,
 )
-
-
-class SentenceSupport(Record):
-    """One answer sentence and how well its sources back it."""
-
-    sentence: str  # as written, citations removed
-    cites: list[int]  # the source numbers it cites
-    score: float  # calibrated support from the best of the sources checked (0–1)
-    # How the score was found: the sentence is in the source word for word; lexical
-    # evidence settled it (the score is then the bound no similarity could cross); or
-    # the embedding model measured its similarity too.
-    evidence: Evidence = "embedding"
-    backed_by: list[int]  # the sources whose own support reaches the threshold
-    supported: bool
-    uncited: bool  # states a fact and cites no source
-    # Offset in the answer just after the sentence, where a view puts its mark; not in the
-    # JSON (a stored result is shown with footnotes only).
-    end: int | None = Field(default=None, exclude=True)
 
 
 @dataclass(frozen=True)
@@ -125,54 +88,29 @@ def bundled_model() -> SupportModel:
 
 @dataclass
 class Claim:
-    text: str  # citations removed
+    text: str  # as a reader checks it: list marker and opening bold aside
     cites: list[int]
-    end: int
+    part: int  # its index in the answer's parts
 
 
-def claims(answer: str, skip: Sequence[str] = ()) -> list[Claim]:
-    """The answer's sentences with the citations that follow each, outside code blocks
-    and the "Sources:" list some answers end with; hedges and the sentences of `skip`
-    (ragcli's own notes inside an answer) are not claims."""
-    fenced = _fenced_spans(answer)
+def claims(answer: Answer) -> list[Claim]:
+    """The parts of the answer that state something a source can back: its sentences,
+    list items and rows (not code, headings or a list of files), with the sources each
+    cites. Hedges ("The documents do not say …"), questions and fragments claim nothing."""
     found: list[Claim] = []
-    # Uncited lines of one block (no blank line between) that a citation closes: a quoted
-    # lead-in and its list, cited once at the end, are all backed by that citation.
-    open_block: list[Claim] = []
-    start = 0
-    for match in [*BOUNDARY.finditer(answer), None]:
-        begin = start
-        end = len(answer) if match is None else match.start() + len(match.group("cites") or "")
-        start = len(answer) if match is None else match.end()
-        blank_line_after = match is not None and "\n\n" in match.group(0)
-        if any(a <= begin < b or a < end <= b for a, b in fenced):
-            continue  # code is quoted, not claimed
-        segment = answer[begin:end]
-        numbers = [int(n) for group in CITATIONS.findall(segment) for n in group.split(",")]
-        cites = list(dict.fromkeys(numbers))
-        if cites:
-            for earlier in open_block:
-                earlier.cites = cites
-            open_block = []
-        # List markers and the bold that opens a sentence aside: around all of it (agentic's
-        # sub-questions) or around a carried heading ("**`GZipMiddleware`**: handles …").
-        text = " ".join(CITATIONS.sub("", segment).split())
+    for index, part in enumerate(answer.parts):
+        if not part.claims:
+            continue
+        # List markers and the bold that opens a sentence aside: around all of it (a
+        # sub-question) or around a carried heading ("**`GZipMiddleware`**: handles …").
+        text = " ".join(part.text.split())
         text = LEADING_BOLD.sub(r"\1", LIST_MARKER.sub("", text)).strip()
-        text = re.sub(r"\s+([.!?,;:])", r"\1", text)  # "nightly [1]." read "nightly."
-        skipped = len(WORD.findall(text)) < MIN_WORDS or text.lower().startswith("sources:")
-        if not skipped and not (HEDGE.search(text) or text in skip or text.endswith("?")):
-            claim = Claim(text, cites, end)
-            found.append(claim)
-            if not cites:
-                open_block.append(claim)
-        if blank_line_after:
-            open_block = []
+        if len(WORD.findall(text)) < MIN_WORDS or text.lower().startswith("sources:"):
+            continue
+        if HEDGE.search(text) or text.endswith("?"):
+            continue
+        found.append(Claim(text, list(part.sources), index))
     return found
-
-
-def _fenced_spans(text: str) -> list[tuple[int, int]]:
-    marks = [m.start() for m in FENCE.finditer(text)]
-    return [(marks[i], marks[i + 1]) for i in range(0, len(marks) - 1, 2)]
 
 
 def specifics(text: str) -> set[str]:
@@ -206,10 +144,10 @@ class SupportChecker:
         self.model = model or bundled_model()
         self.shortcut = shortcut
 
-    def check(
-        self, answer: str, sources: list[RetrievedChunk], skip: Sequence[str] = ()
-    ) -> list[SentenceSupport]:
-        found = claims(answer, [" ".join(s.split()) for note in skip for s in sentences(note)])
+    def check(self, answer: Answer, sources: list[RetrievedChunk]) -> list[SentenceSupport]:
+        """Each claim of the answer judged against the sources it cites (all of them when
+        it cites none)."""
+        found = claims(answer)
         if not found or not sources:
             return []
         texts = [chunk.content for chunk in sources]
@@ -252,7 +190,7 @@ class SupportChecker:
                     backed_by=[n for n, (s, _) in mine.items() if s >= self.threshold],
                     supported=best >= self.threshold,
                     uncited=not claim.cites and states_a_fact(claim.text),
-                    end=claim.end,
+                    part=claim.part,
                 )
             )
         return results

@@ -30,6 +30,7 @@ from ragcli.wiring import (
 
 if TYPE_CHECKING:
     from ragcli.models import SearchFilters, SearchResult
+    from ragcli.pipeline.context import RunContext
 
 
 def backend_info(settings: Settings, llm_model: str, embedder_name: str) -> dict[str, str]:
@@ -153,7 +154,7 @@ def ask(
     if checkpoint is not None:
         checkpoint.check()
     if settings.support.enabled and result.answer_type in CHECKED_ANSWERS:
-        check_support(settings, emb, result, trace)
+        check_support(settings, ctx, result, trace)
     result.stale_sources = check_sources(settings, collection, source_files(result.sources))
     result.refreshed_sources = refreshed
     if filters is not None and filters.active:
@@ -178,17 +179,19 @@ def ask(
 CHECKED_ANSWERS = ("answer", "limited", "unverified")
 
 
-def check_support(settings: Settings, emb, result: AskResult, trace: Trace) -> None:
-    """Each answer sentence against the sources it cites (pipeline/support.py): the
-    result's `support`, and a step of the trace."""
-    from ragcli.pipeline.support import SupportChecker
-
-    own = list(result.notes)  # ragcli's own words inside the answer are not claims
-    if result.tos_details is not None and result.tos_details.uncertainty_note:
-        own.append(result.tos_details.uncertainty_note)
-    checker = SupportChecker(emb, settings.support.threshold)
+def check_support(settings: Settings, ctx: RunContext, result: AskResult, trace: Trace) -> None:
+    """Each claim of the answer against the sources it cites (pipeline/support.py): the
+    result's `support`, and a step of the trace. An answer reflect or verify judged
+    already keeps that judgement: one per sentence in a run."""
+    answer = result.typed_answer()
+    if answer is None:
+        return  # ragcli's own words: nothing drawn from the sources to check
     with trace.step("support", answer_chars=len(result.answer)) as step:
-        result.support = checker.check(result.answer, result.sources, skip=own)
+        earlier = ctx.judged_by(answer, result.sources)
+        result.support = ctx.support(answer, result.sources, "support")
+        if earlier:
+            step.details["judged_in"] = earlier
+            step.note(f"judged once, in {earlier}: the marks show that judgement")
         marked = [s for s in result.support if not s.supported or s.uncited]
         step.scores = {"sentences": len(result.support), "marked": len(marked)}
         step.threshold = {"support.threshold": settings.support.threshold}

@@ -21,6 +21,7 @@ from ragcli.text.fences import FENCE_LINE, fence
 
 ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 LINE_KINDS = frozenset({"heading", "source_list"})
+CLOSING_STOP = re.compile(r"(?<![.!?])[.!?]$")
 
 
 def render(answer: Answer, marks: Mapping[int, str] | None = None) -> str:
@@ -64,6 +65,9 @@ def _quote(parts: list[AnswerPart], marks: list[str]) -> str:
     cites = format_citations(n for part in parts for n in part.sources)
     if len(parts) == 1 and parts[0].kind != "code":
         text = part_text(parts[0])
+        if cites and parts[0].kind == "statement" and CLOSING_STOP.search(text):
+            # A model's sentence cites before its stop, as it was asked to write it.
+            return f"{text[:-1]} {cites}{text[-1]}{marks[0]}"
         return f"{text} {cites}{marks[0]}" if cites else f"{text}{marks[0]}"
     body = "\n".join(part_text(p) + mark for p, mark in zip(parts, marks, strict=True))
     # Nothing may follow a closing fence on its line.
@@ -85,7 +89,7 @@ def _parts(parts: tuple[AnswerPart, ...], marks: Mapping[int, str]) -> str:
             answer = answer.rstrip("\n") + "\n\n"
         elif answer and not answer.endswith("\n"):
             # A code fence only opens at the start of a line.
-            starts_line = item or code or after_line or head.kind in LINE_KINDS
+            starts_line = item or code or after_line or head.new_line or head.kind in LINE_KINDS
             answer += "\n" if starts_line else " "
         answer += text
         after_item = item

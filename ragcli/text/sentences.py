@@ -35,8 +35,18 @@ SENTENCE_END = regex.compile(
 )
 
 
+# In an answer, a citation closes its sentence when a new one follows it: "… there's a
+# shortcut for it: [2] A primary key …", "… simple. 🎉 [1] Of course …".
+AFTER_CITATION = re.compile(r"(?<=\d\])\s+(?=(?:\*\*)?[\"'(\[`*“‘]?[A-Z0-9])")
+
+
 def split_sentences(text: str) -> list[str]:
     """The sentences of `text`, each stripped, none empty. The caller splits paragraphs,
     list items and code blocks apart first, and joins a paragraph's lines where a line
     break is a space; the spaces inside a sentence are kept."""
     return [s.strip() for s in SENTENCE_END.split(text) if s.strip()]
+
+
+def split_cited_sentences(text: str) -> list[str]:
+    """The sentences of an answer's text, each with the citations that follow it."""
+    return [piece for s in split_sentences(text) for piece in AFTER_CITATION.split(s) if piece]

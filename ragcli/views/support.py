@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from ragcli.pipeline.results import AskResult
+from ragcli.text.markdown import render
 from ragcli.views.format import one_line
 
 MARK = "†"
@@ -13,15 +14,20 @@ QUOTE_CHARS = 70  # of a marked sentence, in its footnote
 
 
 def support_marks(result: AskResult) -> tuple[str, list[Text]]:
-    """The answer with its marks, and the footnotes that explain them."""
+    """The answer with its marks after the parts they judge, and the footnotes that
+    explain them (a result stored without parts shows the footnotes only)."""
     marked = [s for s in result.support if not s.supported or s.uncited]
     if not marked:
         return result.answer, []
     answer = result.answer
-    # From the end, so earlier offsets stay valid.
-    for number, item in reversed(list(enumerate(marked, start=1))):
-        if item.end is not None:
-            answer = f"{answer[: item.end]} **{MARK}{number}**{answer[item.end :]}"
+    typed = result.typed_answer()
+    if typed is not None:
+        marks = {
+            item.part: f" **{MARK}{number}**"
+            for number, item in enumerate(marked, start=1)
+            if item.part is not None
+        }
+        answer = render(typed, marks)
     notes = []
     for number, item in enumerate(marked, start=1):
         backers = ", ".join(f"[{n}]" for n in item.backed_by)

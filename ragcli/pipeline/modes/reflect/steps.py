@@ -8,7 +8,6 @@ import logging
 from ragcli.answer import Answer
 from ragcli.models import Reflection, RetrievedChunk
 from ragcli.pipeline.context import RunContext
-from ragcli.text.markdown import render
 
 log = logging.getLogger("ragcli")
 
@@ -16,12 +15,14 @@ log = logging.getLogger("ragcli")
 def reflect(
     ctx: RunContext, query: str, answer: Answer, chunks: list[RetrievedChunk], round_number: int
 ) -> tuple[Reflection, float | None]:
-    """The model's verdict, and beside it the sentence-support check's share of supported
-    sentences (None when the check is off or the answer claims nothing)."""
+    """The backend's verdict, and beside it the support check's share of supported
+    sentences (None when the answer claims nothing): one judgement of the answer, which
+    the offline backend's verdict reads and the final answer's marks show."""
     min_score = ctx.settings.reflect.min_score
     with ctx.trace.step("reflect", query=query, round=round_number, chunks=len(chunks)) as step:
-        reflection = ctx.llm.reflect(query, answer, chunks, min_score)
-        support = support_share(ctx, answer, chunks)
+        judged = ctx.support(answer, chunks, f"reflect (round {round_number})")
+        reflection = ctx.llm.reflect(query, answer, chunks, min_score, judged)
+        support = round(sum(s.supported for s in judged) / len(judged), 3) if judged else None
         approved = reflection.reflection_score >= min_score
         step.scores = {"reflection": reflection.reflection_score, "support": support}
         step.threshold = {"min_score": min_score}
@@ -45,18 +46,6 @@ def reflect(
             reflection.answer_grounded,
         )
     return reflection, support
-
-
-def support_share(ctx: RunContext, answer: Answer, chunks: list[RetrievedChunk]) -> float | None:
-    from ragcli.pipeline.support import SupportChecker
-
-    if not ctx.settings.support.enabled:
-        return None
-    checker = SupportChecker(ctx.retriever.embedder, ctx.settings.support.threshold)
-    checked = checker.check(render(answer), chunks)
-    if not checked:
-        return None
-    return round(sum(1 for s in checked if s.supported) / len(checked), 3)
 
 
 def refine(ctx: RunContext, query: str, feedback: str, chunks: list[RetrievedChunk]) -> str:

@@ -1,0 +1,118 @@
+"""The text layer (ragcli/text/): the one sentence splitter, the one citation pattern, a
+code block's fence, and a typed answer as Markdown and read back from a model's reply."""
+
+from __future__ import annotations
+
+from ragcli.answer import Answer, AnswerPart
+from ragcli.llm.answer_parse import parse_answer
+from ragcli.text.citations import cited_numbers, renumber, strip_citations
+from ragcli.text.fences import fence, unfence
+from ragcli.text.markdown import render
+from ragcli.text.sentences import split_cited_sentences, split_sentences
+
+
+def test_sentences_end_at_stops_not_after_abbreviations_or_before_lower_case():
+    text = (
+        "Ice age glaciers reached it ca. 22,000 BP. It flows north (e.g. past Basel). "
+        "The ratio is 3.5 times higher. “Shadowing” lets you reuse a name. It ends."
+    )
+    assert split_sentences(text) == [
+        "Ice age glaciers reached it ca. 22,000 BP.",
+        "It flows north (e.g. past Basel).",
+        "The ratio is 3.5 times higher.",
+        "“Shadowing” lets you reuse a name.",
+        "It ends.",
+    ]
+
+
+def test_in_an_answer_a_citation_closes_the_sentence_before_a_new_one():
+    text = "There is a shortcut for it: [2] A key names one record. 🎉 [1] Done [3]."
+    assert split_cited_sentences(text) == [
+        "There is a shortcut for it: [2]",
+        "A key names one record. 🎉 [1]",
+        "Done [3].",
+    ]
+
+
+def test_one_citation_pattern_reads_single_and_grouped_numbers():
+    text = "Port 7420 [1]. See the [metrics] section [2, 3][1]."
+    assert cited_numbers(text) == [1, 2, 3]
+    assert strip_citations(text) == "Port 7420. See the [metrics] section."
+    assert renumber(text, {1: 2, 2: 1}) == ("Port 7420 [2]. See the [metrics] section [1][2].", [3])
+
+
+def test_a_fence_is_longer_than_any_run_of_backticks_in_the_code():
+    code = "print('```')"
+    fenced = fence(code, "python")
+    assert fenced == "````python\nprint('```')\n````"
+    assert unfence(fenced) == (code, "python")
+    assert unfence("no fence") is None
+
+
+def test_an_extractive_answer_renders_as_it_always_read():
+    """A sentence, a lead-in with the list it brings (cited once, on the line after), a
+    row quoted alone as a list item, code with its citation below, and a sentence after
+    that code starting a paragraph of its own."""
+    answer = Answer(
+        (
+            AnswerPart("Set `timeout` to wait longer.", "sentence", (1,)),
+            AnswerPart("It takes these values:", "sentence", (2,)),
+            AnswerPart("- `None`: wait forever", "list_item", (2,), continues=True),
+            AnswerPart("- a float: seconds", "list_item", (2,), continues=True),
+            AnswerPart("Name: timeout; Default: 5", "row", (3,)),
+            AnswerPart("httpx.get(url, timeout=10)", "code", (1,), language="python"),
+            AnswerPart("Timeouts raise `TimeoutException`.", "sentence", (1,)),
+        )
+    )
+    assert render(answer) == (
+        "Set `timeout` to wait longer. [1] It takes these values:\n"
+        "- `None`: wait forever\n- a float: seconds\n[2]\n"
+        "- Name: timeout; Default: 5 [3]\n\n"  # a line after an item would continue it
+        "```python\nhttpx.get(url, timeout=10)\n```\n[1]\n\n"
+        "Timeouts raise `TimeoutException`. [1]"
+    )
+    marked = render(answer, {0: " **†1**", 2: " **†2**"})
+    assert marked.startswith("Set `timeout` to wait longer. [1] **†1** It takes")
+    assert "- `None`: wait forever **†2**\n" in marked
+
+
+def test_notes_come_before_the_parts_and_stand_alone_without_them():
+    quoted = Answer((AnswerPart("Refunds take 30 days.", "sentence", (1,)),), ("Limited.",))
+    assert render(quoted) == "Limited.\n\nRefunds take 30 days. [1]"
+    assert render(Answer.of_notes("Nothing answers this.")) == "Nothing answers this."
+
+
+def test_a_models_reply_is_read_into_parts_once():
+    reply = (
+        "The web port is 7420 [1]. Metrics use 9420. [2]\n"
+        "Backups run nightly [1, 3].\n\n"
+        "- `--port`: the port [1]\n- `--host`: the host\n\n"
+        "```bash\nragcli serve --port 7420\n```\n[1]\n\n"
+        "Sources: [1] config.md; [2] guide.md"
+    )
+    parts = parse_answer(reply).parts
+    assert [(p.kind, p.text, p.sources) for p in parts] == [
+        ("statement", "The web port is 7420.", (1,)),
+        ("statement", "Metrics use 9420.", (2,)),
+        ("statement", "Backups run nightly.", (1, 3)),
+        ("list_item", "- `--port`: the port", (1,)),
+        ("list_item", "- `--host`: the host", ()),
+        ("code", "ragcli serve --port 7420", (1,)),
+        ("source_list", "Sources: [1] config.md; [2] guide.md", ()),
+    ]
+    assert parts[2].new_line and parts[3].new_paragraph and parts[5].language == "bash"
+    assert render(parse_answer(reply)) == (
+        "The web port is 7420 [1]. Metrics use 9420 [2].\n"
+        "Backups run nightly [1][3].\n\n"
+        "- `--port`: the port [1]\n- `--host`: the host\n\n"
+        "```bash\nragcli serve --port 7420\n```\n[1]\n\n"
+        "Sources: [1] config.md; [2] guide.md"
+    )
+
+
+def test_renumbering_a_typed_answer_drops_what_points_at_nothing():
+    answer = parse_answer("A is one [1]. B is two [2][3].")
+    renumbered, dropped = answer.renumbered({1: 2, 2: 1})
+    assert render(renumbered) == "A is one [2]. B is two [1]."
+    assert dropped == [3]
+    assert renumbered.cited() == [2, 1]
