@@ -19,7 +19,7 @@ from ragcli.pipeline.modes.registry import MODES
 from ragcli.trace.recorder import Trace
 
 FAQ_ANSWER = "Annual plans are refunded in full within 30 days."
-DRAFT = parse_answer("Refunds are possible within 30 days [1].")
+DRAFT = "Refunds are possible within 30 days [1]."
 HANDOFF = "No answer was found. Email help@example.org."
 
 
@@ -86,7 +86,7 @@ class ScriptedLLM:
 
     def generate(self, query, chunks):
         self.calls.append("generate")
-        return DRAFT
+        return parse_answer(DRAFT)
 
     def verify(self, answer, chunks, support):
         self.calls.append("verify")
