@@ -183,9 +183,9 @@ def check_support(settings: Settings, ctx: RunContext, result: AskResult, trace:
     """Each claim of the answer against the sources it cites (pipeline/support.py): the
     result's `support`, and a step of the trace. An answer reflect or verify judged
     already keeps that judgement: one per sentence in a run."""
-    answer = result.typed_answer()
-    if answer is None:
-        return  # ragcli's own words: nothing drawn from the sources to check
+    from ragcli.answer import Answer
+
+    answer = result.typed_answer() or Answer()  # ragcli's own words alone: nothing to check
     with trace.step("support", answer_chars=len(result.answer)) as step:
         earlier = ctx.judged_by(answer, result.sources)
         result.support = ctx.support(answer, result.sources, "support")
