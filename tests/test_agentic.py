@@ -161,7 +161,7 @@ def test_extractive_synthesis_quotes_lists_and_code_after_the_prose(tmp_path):
         "Sources: [2] docs/guide.md; [1] docs/config.md\n\n"  # in the order they are read
         "**How do I turn backups on?**\n"
         "Backups are off until then. [3]\n"
-        "```toml\n[backup]\nenabled = true\n```\n[3]\n"
+        "```toml\n[backup]\nenabled = true\n```\n[3]\n\n"
         "Sources: [3] docs/b.md"
     )
 

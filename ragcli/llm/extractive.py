@@ -941,15 +941,15 @@ class ExtractiveBackend:
                 said_text.add(normalise(text))
                 said.append(vector)
                 fresh.append([replace(p, new_paragraph=False) for p in quote])
-            cited = [n for quote in (fresh or quotes) for p in quote for n in p.sources]
             parts.append(AnswerPart(sub.question, "heading", new_paragraph=bool(parts)))
+            # In Markdown a line after a list item continues the item: quotes that are
+            # blocks (a list, a row, code, a lead-in with what it brings) come after the
+            # prose, each on lines of its own; the files are named in the order read.
+            prose = [q for q in fresh if len(q) == 1 and q[0].kind in PROSE_KINDS]
+            read = prose + [q for q in fresh if q not in prose]
+            cited = [n for quote in (read or quotes) for p in quote for n in p.sources]
             if fresh:
-                # In Markdown a line after a list item continues the item: quotes that
-                # are blocks (a list, a row, code, a lead-in with what it brings) come
-                # after the prose, each on lines of its own.
-                prose = [q for q in fresh if len(q) == 1 and q[0].kind in PROSE_KINDS]
-                blocks = [q for q in fresh if q not in prose]
-                parts += [p for quote in prose + blocks for p in quote]
+                parts += [p for quote in read for p in quote]
             else:
                 parts.append(
                     AnswerPart("Answered above." if quotes else NO_ANSWER_PART, "statement")
