@@ -39,7 +39,10 @@ class AnswerPart:
     (None for a model's own sentence); `new_paragraph` starts a paragraph before it.
     A list item's text starts with its marker ("- ", "1. "); a row's is `header: value; …`.
     `continues`: quoted as one with the part before it (the list or code a lead-in
-    introduces); such a run's citation is written once, after its last part."""
+    introduces); such a run's citation is written once, after its last part.
+    `same_sentence`: the rest of the sentence the part before it began, where a model
+    cited inside a sentence ("Port 7420 [1] and metrics on 9420 [2]."): each stretch
+    keeps its citation where it was written, and the sentence is one claim."""
 
     text: str
     kind: PartKind
@@ -50,6 +53,7 @@ class AnswerPart:
     new_paragraph: bool = False
     continues: bool = False
     new_line: bool = False  # starts a line of its own (a line break in a model's paragraph)
+    same_sentence: bool = False
 
     @property
     def claims(self) -> bool:

@@ -450,8 +450,8 @@ def test_an_install_section_holding_only_a_transcript_answers_how_to_install(tmp
     backend = offline_backend(tmp_path)
     content = '## Installation\n\n```console\n$ pip install "fastapi[standard]"\n---> 100%\n```'
     chunks = [_chunk(1, "FastAPI > Installation", content)]
-    assert '$ pip install "fastapi[standard]"' in generated(backend,
-        "How do I install FastAPI?", chunks
+    assert '$ pip install "fastapi[standard]"' in generated(
+        backend, "How do I install FastAPI?", chunks
     )
     assert not backend.scored_sentences("How do I declare a path parameter?", chunks)
 

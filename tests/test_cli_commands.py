@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from ragcli.cli import app
 from ragcli.errors import ExitCode, exit_code_for
+from ragcli.llm.answer_parse import parse_answer
 from ragcli.pipeline import steps
 from ragcli.pipeline.modes.registry import MODES
 from tests.support.common import SAMPLE
@@ -47,7 +48,7 @@ def test_answer_type_maps_to_exit_code(answer_type, code):
 def _fixed_mode(answer_type: str):
     def run(ctx, question):
         chunks = steps.retrieve(ctx, question)
-        return ctx.result(f"a {answer_type} reply", chunks, answer_type=answer_type)
+        return ctx.result(parse_answer(f"a {answer_type} reply"), chunks, answer_type=answer_type)
 
     return run
 
@@ -221,7 +222,7 @@ def test_compare_reads_route_and_score_from_the_deciding_step(sample_store, monk
             step.scores = {"relevance": 0.55}
             step.threshold = {"relevant": 0.7, "ambiguous": 0.4}
             step.decision = "ambiguous: documents + web"
-        return ctx.result("graded reply", chunks, answer_type="limited")
+        return ctx.result(parse_answer("graded reply"), chunks, answer_type="limited")
 
     monkeypatch.setattr("ragcli.pipeline.modes.registry.MODES", {"graded": graded})
     rows = json.loads(cli("compare", QUESTION, "--store", str(sample_store), "--json").output)
@@ -268,7 +269,7 @@ def test_trace_diff_marks_the_scores_and_routes_that_differ(sample_store, monkey
                 step.decision = route
             if route == "rewrite":
                 chunks = steps.retrieve(ctx, question + " refund")
-            return ctx.result(route, chunks)
+            return ctx.result(parse_answer(route), chunks)
 
         return run
 

@@ -15,6 +15,7 @@ from ragcli.cli import app
 from ragcli.llm.base import GradeBands
 from ragcli.llm.extractive import ExtractiveBackend
 from ragcli.llm.openai_backend import OpenAIBackend
+from ragcli.pipeline.support import SupportChecker
 from ragcli.trace.recorder import Trace
 from tests.support.common import settings_for
 from tests.support.storecheck import cli_env, ragcli
@@ -148,18 +149,19 @@ def test_unparseable_structured_replies_fall_back_and_are_recorded(sample_store,
         backend = OpenAIBackend(settings.llm, fallback=extractive)
         store = service.vector_store(settings)
         chunks = store.query("docs", embedder.embed([QUESTION])[0], 3)
+        judged = SupportChecker(embedder, settings.support.threshold).check(THIRTY_DAYS, chunks)
         trace = Trace(question=QUESTION, mode="test")
         with trace.step("grade") as grade_step:
             grades = backend.grade(QUESTION, chunks, BANDS)
         with trace.step("reflect") as reflect_step:
-            reflection = backend.reflect(QUESTION, THIRTY_DAYS, chunks, 0.7)
+            reflection = backend.reflect(QUESTION, THIRTY_DAYS, chunks, 0.7, judged)
         with trace.step("verify") as verify_step:
-            verification = backend.verify(THIRTY_DAYS, chunks)
+            verification = backend.verify(THIRTY_DAYS, chunks, judged)
         with trace.step("decompose") as decompose_step:
             parts = backend.decompose(QUESTION, 2, 4)
     assert grades == extractive.grade(QUESTION, chunks, BANDS)
-    assert reflection == extractive.reflect(QUESTION, THIRTY_DAYS, chunks, 0.7)
-    assert verification == extractive.verify(THIRTY_DAYS, chunks)
+    assert reflection == extractive.reflect(QUESTION, THIRTY_DAYS, chunks, 0.7, judged)
+    assert verification == extractive.verify(THIRTY_DAYS, chunks, judged)
     assert parts == [QUESTION]
     for step, role in [
         (grade_step, "grade"),

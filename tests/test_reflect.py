@@ -55,6 +55,35 @@ def test_approved_at_once(sample_store):
     assert reflect_step.scores == {"reflection": 0.9, "support": 1.0}  # both verdicts
 
 
+def test_reflect_and_the_final_marks_are_one_judgement(sample_store):
+    """The support check judges an answer once in a run: the share reflect records beside
+    the model's verdict, its round's history and the final answer's marks are the same
+    judgement, and the final support step says where it was made."""
+    reply = (
+        "A new annual subscription cancelled within 30 days of purchase is refunded in full [2]. "
+        "Monthly plans are refunded pro rata for the unused days [1]. "
+        "Refunds reach your card within two business days."
+    )
+    with OpenAIStub() as llm:
+        llm.enqueue(reply, verdict(0.9))
+        settings = settings_with(sample_store, llm)
+        question = "How do refunds work for annual and monthly plans?"
+        result = service.ask(settings, question, mode="reflect")
+    # One sentence backed; one cites a source that does not say it; one cites nothing.
+    assert [(s.supported, s.uncited) for s in result.support] == [
+        (True, False),
+        (False, False),
+        (False, True),
+    ]
+    share = round(1 / 3, 3)
+    reflect_step = steps_named(settings, result, "reflect")[0]
+    assert reflect_step.scores == {"reflection": 0.9, "support": share}
+    assert result.reflection_details.history[0].support == share
+    final = steps_named(settings, result, "support")[0]
+    assert final.details["judged_in"] == "reflect (round 1)"
+    assert final.decision == "2 of 3 sentences marked"
+
+
 def test_refine_then_approve_retrieves_fresh_chunks(sample_store):
     refined = "Business edition annual price per seat"
     with OpenAIStub() as llm:

@@ -211,6 +211,22 @@ def test_extractive_quotes_are_all_supported(sample_store):
     assert handoff.support == []  # nothing drawn from the sources: nothing to check
 
 
+def test_offline_reflection_reads_the_judgement_the_marks_show(sample_store):
+    """The offline backend has no verdict of its own: reflect's groundedness is the
+    support check's judgement, the one the final answer shows."""
+    settings = settings_for(sample_store)
+    result = service.ask(settings, "How long are deleted files kept in the trash?", mode="reflect")
+    backed = sum(s.supported for s in result.support)
+    reason = result.reflection_details.reflection.reflection_reason
+    assert result.support and reason.startswith(
+        f"{backed} of {len(result.support)} answer sentences are supported by their sources"
+    )
+    trace = service.trace_store(settings).get(result.trace_id)
+    final = [s for s in trace.steps if s.name == "support"][0]
+    chosen = result.reflection_details.chosen_iteration
+    assert final.details["judged_in"] == f"reflect (round {chosen})"
+
+
 def test_a_citation_at_the_very_end_belongs_to_the_last_sentence():
     answer = "Items stay in the trash for 30 days. [1] Deleted files can be restored. [2]"
     assert [(c.text, c.cites) for c in claims(parse_answer(answer))] == [

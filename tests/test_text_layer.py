@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ragcli.answer import Answer, AnswerPart
 from ragcli.llm.answer_parse import parse_answer
+from ragcli.pipeline.support import claims
 from ragcli.text.citations import cited_numbers, renumber, strip_citations
 from ragcli.text.fences import fence, unfence
 from ragcli.text.markdown import render
@@ -116,3 +117,16 @@ def test_renumbering_a_typed_answer_drops_what_points_at_nothing():
     assert render(renumbered) == "A is one [2]. B is two [1]."
     assert dropped == [3]
     assert renumbered.cited() == [2, 1]
+
+
+def test_a_citation_inside_a_models_sentence_stays_where_it_was_written():
+    reply = "Port 7420 serves the web app [1], and 9420 metrics [2]. 7420 [1]. nightly [3]."
+    answer = parse_answer(reply)
+    assert render(answer) == reply
+    # Each sentence is one claim, citing all it cites, marked after its last stretch.
+    assert [(c.text, c.cites, c.part) for c in claims(answer)] == [
+        ("Port 7420 serves the web app, and 9420 metrics.", [1, 2], 1),
+    ]
+    assert render(answer, {1: " **†1**"}).startswith(
+        "Port 7420 serves the web app [1], and 9420 metrics [2]. **†1**"
+    )

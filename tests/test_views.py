@@ -620,13 +620,15 @@ def test_format_cost_keeps_small_amounts_readable():
 
 
 VIEWS = Path(__file__).resolve().parent.parent / "ragcli" / "views"
-# What a view may import from ragcli: other views, the typed results, the trace records.
+# What a view may import from ragcli: other views, the typed results, the trace records,
+# and the text layer (a typed answer as Markdown, with a view's support marks in it).
 ALLOWED = (
     "ragcli.views",
     "ragcli.pipeline.results",
     "ragcli.trace.recorder",
     "ragcli.models",
     "ragcli.documents.model",  # `show`: a stored document
+    "ragcli.text.",
 )
 
 

@@ -30,7 +30,7 @@ from ragcli.languages.detect import detect_languages
 from ragcli.metadata import Metadata
 from ragcli.models import heading_line
 from ragcli.text.lead_ins import LEAD_IN_END
-from ragcli.text.sentences import split_sentences
+from ragcli.text.sentences import chunk_cuts
 
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # WordPiece reads a run of more than 100 word characters (its max_input_chars_per_word) as
@@ -180,8 +180,7 @@ class Chunker:
         if tokens <= budget:
             return [Piece(text, tokens, "paragraph", separator)]
         pieces: list[Piece] = []
-        # A line break ends a sentence here: plain text's lines may be its units.
-        for sentence in (s for line in text.split("\n") for s in split_sentences(line)):
+        for sentence in chunk_cuts(text):
             for part, part_tokens, method in self._sentence_parts(sentence, budget):
                 pieces.append(Piece(part, part_tokens, method, " " if pieces else separator))
         return pieces

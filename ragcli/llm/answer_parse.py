@@ -21,6 +21,7 @@ from ragcli.text.sentences import split_cited_sentences
 
 LEADING_CITATIONS = re.compile(r"^" + CITATIONS_RUN.pattern)
 SPACE_BEFORE_STOP = re.compile(r"\s+([.!?,;:])")
+AFTER_CITATION_STOP = re.compile(r"[.!?,;:]+")
 SOURCES_LINE = re.compile(r"^\*{0,2}Sources?:", re.I)
 
 
@@ -100,22 +101,40 @@ def _paragraph(parts: list[AnswerPart], text: str, kind: PartKind, opens: bool) 
         first = True
         for sentence in split_cited_sentences(line):
             sentence = _cite_earlier(found or parts, sentence)
-            if not strip_citations(sentence):
-                continue
-            part = AnswerPart(
-                _plain(sentence),
-                kind,
-                _cites(sentence),
-                new_paragraph=opens and not found,
-                new_line=first and number > 0,
-            )
-            found.append(part)
-            first = False
+            for stretch, (body, cites) in enumerate(_stretches(sentence)):
+                part = AnswerPart(
+                    _plain(body),
+                    kind,
+                    cites,
+                    new_paragraph=opens and not found,
+                    new_line=first and number > 0,
+                    same_sentence=stretch > 0,
+                )
+                found.append(part)
+                first = False
     return found
 
 
-def _opening(part: AnswerPart, opens: bool) -> AnswerPart:
-    return replace(part, new_paragraph=opens)
+def _stretches(sentence: str) -> list[tuple[str, tuple[int, ...]]]:
+    """A sentence's stretches of text, each with the citations written right after it
+    ("Port 7420 [1], metrics 9420 [2]."): a citation inside a sentence stays where the
+    model wrote it. The stop or comma right after a citation ends the stretch before it."""
+    found: list[tuple[str, tuple[int, ...]]] = []
+    start = 0
+    for citation in CITATIONS_RUN.finditer(sentence):
+        stop = AFTER_CITATION_STOP.match(sentence, citation.end())
+        end = stop.end() if stop else citation.end()
+        body = sentence[start : citation.start()] + (stop.group() if stop else "")
+        cites = _cites(citation.group())
+        if body.strip():
+            found.append((body.strip(), cites))
+        elif found:  # "[1] [2]" or "[1]." after a stretch: more of its citations
+            text, earlier = found[-1]
+            found[-1] = (text + body.strip(), tuple(dict.fromkeys((*earlier, *cites))))
+        start = end
+    if rest := sentence[start:].strip():
+        found.append((rest, ()))
+    return found
 
 
 def _cite_earlier(parts: list[AnswerPart], text: str) -> str:

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ragcli.answer import Answer, AnswerPart, PartKind, Span
+from ragcli.answer import Answer, AnswerPart
 from ragcli.blocks.model import CodeBlock, Heading
 from ragcli.config import LLMSettings
 from ragcli.embedding.embedder import Embedder
@@ -25,6 +25,7 @@ from ragcli.llm.citations import citation_label, merge_sources
 from ragcli.llm.decompose import decompose as decompose_question
 from ragcli.llm.followup import make_standalone
 from ragcli.llm.heading_names import heading_names, naming_sentences, titled
+from ragcli.llm.quotes import quoted_part
 from ragcli.llm.segment import Unit, UnitKind, units
 from ragcli.llm.subject import CODE_SPAN, with_heading, with_title
 from ragcli.llm.table_rows import cell_values, named_rows
@@ -48,7 +49,6 @@ from ragcli.models import (
 )
 from ragcli.terms import terms
 from ragcli.text.citations import strip_citations
-from ragcli.text.fences import unfence
 from ragcli.text.lead_ins import LEAD_IN_END
 from ragcli.text.markdown import part_text, quotes_of, render
 from ragcli.words import STOPWORDS
@@ -95,7 +95,6 @@ EXAMPLE_MAX_CHARS = 400
 REFERS_BACK = re.compile(r"^(?:This|That|These|Those)\b")
 # An antecedent that itself refers back would leave the same question one sentence earlier.
 REFERS_BACK_OR_PRONOUN = re.compile(r"^(?:This|That|These|Those|It|They)\b")
-ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 # Embedding the sentences is most of a warm offline answer's time, so only this many are
 # scored: those sharing the most (idf-weighted) terms with the question, which nearly
 # always hold the sentence the full scoring puts first (docs/dev-log/offline-backend.md).
@@ -325,41 +324,6 @@ def _same(one: Candidate, other: Candidate) -> bool:
 
 
 PROSE_KINDS = frozenset({"sentence", "statement"})
-PART_KINDS: dict[UnitKind, PartKind] = {
-    "sentence": "sentence",
-    "item": "list_item",
-    "row": "row",
-    "code": "code",
-    "heading": "heading",
-}
-
-
-def quoted_part(
-    shown: str,
-    kind: UnitKind,
-    number: int,
-    chunk: RetrievedChunk,
-    source_text: str | None = None,
-    continues: bool = False,
-) -> AnswerPart:
-    """A unit of `chunk` (source `number`) as a part of the answer: `shown` is how it is
-    quoted (a sentence with its heading as subject, llm/subject.py), `source_text` the
-    unit as the chunk holds it, whose place there is the part's span when found whole."""
-    source_text = shown if source_text is None else source_text
-    at = chunk.content.find(source_text)
-    span = Span(at, at + len(source_text)) if at >= 0 else None
-    language = None
-    if kind == "code" and (unfenced := unfence(shown)) is not None:
-        shown, language = unfenced
-    return AnswerPart(
-        shown,
-        PART_KINDS[kind],
-        (number,),
-        chunk.chunk_id,
-        span,
-        language,
-        continues=continues,
-    )
 
 
 class ExtractiveBackend:

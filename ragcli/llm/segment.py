@@ -113,7 +113,7 @@ def _paragraph_units(block: Paragraph, opens_section: bool) -> list[Unit]:
     lines: list[str] = []
 
     def flush() -> None:
-        joined = " ".join(lines)
+        joined = " ".join(" ".join(lines).split())
         lines.clear()
         for sentence in split_sentences(joined):
             first = opens_section and not found

@@ -42,6 +42,7 @@ class PartRecord(Record):
     new_paragraph: bool = Field(default=False, exclude_if=lambda v: not v)
     continues: bool = Field(default=False, exclude_if=lambda v: not v)
     new_line: bool = Field(default=False, exclude_if=lambda v: not v)
+    same_sentence: bool = Field(default=False, exclude_if=lambda v: not v)
 
     @classmethod
     def of(cls, part: AnswerPart) -> PartRecord:
@@ -55,6 +56,7 @@ class PartRecord(Record):
             new_paragraph=part.new_paragraph,
             continues=part.continues,
             new_line=part.new_line,
+            same_sentence=part.same_sentence,
         )
 
     def part(self) -> AnswerPart:
@@ -68,6 +70,7 @@ class PartRecord(Record):
             self.new_paragraph,
             self.continues,
             self.new_line,
+            self.same_sentence,
         )
 
 

@@ -96,21 +96,35 @@ class Claim:
 def claims(answer: Answer) -> list[Claim]:
     """The parts of the answer that state something a source can back: its sentences,
     list items and rows (not code, headings or a list of files), with the sources each
-    cites. Hedges ("The documents do not say …"), questions and fragments claim nothing."""
+    cites; a sentence a model cited inside is one claim, marked after its last stretch.
+    Hedges ("The documents do not say …"), questions and fragments claim nothing."""
     found: list[Claim] = []
-    for index, part in enumerate(answer.parts):
-        if not part.claims:
-            continue
+    for indices in _sentences(answer):
+        parts = [answer.parts[i] for i in indices]
         # List markers and the bold that opens a sentence aside: around all of it (a
         # sub-question) or around a carried heading ("**`GZipMiddleware`**: handles …").
-        text = " ".join(part.text.split())
+        text = " ".join(" ".join(p.text for p in parts).split())
         text = LEADING_BOLD.sub(r"\1", LIST_MARKER.sub("", text)).strip()
         if len(WORD.findall(text)) < MIN_WORDS or text.lower().startswith("sources:"):
             continue
         if HEDGE.search(text) or text.endswith("?"):
             continue
-        found.append(Claim(text, list(part.sources), index))
+        cites = list(dict.fromkeys(n for p in parts for n in p.sources))
+        found.append(Claim(text, cites, indices[-1]))
     return found
+
+
+def _sentences(answer: Answer) -> list[list[int]]:
+    """The indices of each claiming part, with the parts that go on its sentence."""
+    groups: list[list[int]] = []
+    for index, part in enumerate(answer.parts):
+        if not part.claims:
+            continue
+        if part.same_sentence and groups and groups[-1][-1] == index - 1:
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    return groups
 
 
 def specifics(text: str) -> set[str]:

@@ -21,7 +21,9 @@ from ragcli.text.fences import FENCE_LINE, fence
 
 ITEM_OR_ROW = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|\|)\s")
 LINE_KINDS = frozenset({"heading", "source_list"})
-CLOSING_STOP = re.compile(r"(?<![.!?])[.!?]$")
+# A model's sentence, or the stretch of one a citation follows, cites before its closing
+# stop or comma: "… 7420 [1]." and "… 7420 [1], and …".
+CLOSING_STOP = re.compile(r"(?<![.!?])[.!?,;]$")
 
 
 def render(answer: Answer, marks: Mapping[int, str] | None = None) -> str:

@@ -1,7 +1,7 @@
 """The one sentence splitter: a paragraph's text (line breaks read as spaces) into its
 sentences. Chunks are segmented with it (llm/segment.py), a model's answer is parsed with
 it (llm/answer_parse.py), and a modal statement is looked for in each of its sentences
-(triplets.py)."""
+(triplets.py). Beside it, the chunker's cut points in a long paragraph (CHUNK_CUT)."""
 
 from __future__ import annotations
 
@@ -40,13 +40,26 @@ SENTENCE_END = regex.compile(
 AFTER_CITATION = re.compile(r"(?<=\d\])\s+(?=(?:\*\*)?[\"'(\[`*“‘]?[A-Z0-9])")
 
 
+# Where the chunker may cut a paragraph too long for its window: after every stop and at
+# every line break. Coarser than a sentence's end (it knows no abbreviation and cuts
+# before a lower-case word too), and kept so: where it cuts decides what each stored chunk
+# holds, and moving a chunk boundary is a chunking change, measured on its own (READINGS).
+CHUNK_CUT = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
 def split_sentences(text: str) -> list[str]:
     """The sentences of `text`, each stripped, none empty. The caller splits paragraphs,
     list items and code blocks apart first, and joins a paragraph's lines where a line
-    break is a space; the spaces inside a sentence are kept."""
+    break is a space."""
     return [s.strip() for s in SENTENCE_END.split(text) if s.strip()]
 
 
 def split_cited_sentences(text: str) -> list[str]:
     """The sentences of an answer's text, each with the citations that follow it."""
     return [piece for s in split_sentences(text) for piece in AFTER_CITATION.split(s) if piece]
+
+
+def chunk_cuts(text: str) -> list[str]:
+    """The pieces the chunker packs a too-long paragraph from (CHUNK_CUT), each stripped,
+    none empty."""
+    return [s.strip() for s in CHUNK_CUT.split(text) if s.strip()]

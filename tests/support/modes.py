@@ -3,6 +3,7 @@ CLI in a fresh interpreter to see how a step is logged."""
 
 from __future__ import annotations
 
+from ragcli.llm.answer_parse import parse_answer
 from ragcli.pipeline import steps
 
 
@@ -12,4 +13,4 @@ def graded(ctx, question):
         step.scores = {"relevance": 0.55}
         step.threshold = {"relevant": 0.7}
         step.decision = "ambiguous"
-    return ctx.result("reply", chunks)
+    return ctx.result(parse_answer("reply"), chunks)
