@@ -15,7 +15,9 @@ from typing import Literal
 # row: a table row as `header: value; …`; heading: a section's name given as a part's
 # subject, or a synthesized section's sub-question; statement: a model's sentence that is
 # not a verbatim quote (OpenAI backend), or ragcli's own words inside a synthesized answer;
-# source_list: a synthesized section's "Sources: [1] file; …" line.
+# source_list: one file of a "Sources: [1] a.md; [2] b.md" line (a synthesized section's,
+# or a model's), its text the file's label and its source the number the line gives it;
+# the parts of one line follow each other.
 PartKind = Literal["sentence", "list_item", "code", "row", "heading", "statement", "source_list"]
 # The kinds that state something a source can back (support is judged for these).
 CLAIM_KINDS: frozenset[str] = frozenset({"sentence", "list_item", "row", "statement"})

@@ -304,20 +304,29 @@ def test_extractive_agentic_answers_every_part_of_the_labelled_questions(sample_
         files = {s.metadata.source_file for s in result.sources}
         for source in case["parts_sources"]:
             assert any(f.endswith(source) for f in files), (source, files)
-        sections = result.answer.split("\n\n")
-        assert [s.splitlines()[0] for s in sections] == [f"**{q}**" for q in details.sub_questions]
+        # One section per sub-question: its question in bold on a line of its own, the
+        # quotes, and a line naming the files they come from.
+        lines = result.answer.splitlines()
+        assert all(f"**{q}**" in lines for q in details.sub_questions)
+        assert sum(line.startswith("Sources: [") for line in lines) == len(details.sub_questions)
+        sections: list[list] = []
+        for part in result.answer_parts:
+            if part.kind == "heading":
+                sections.append([])
+            sections[-1].append(part)
+        assert [s[0].text for s in sections] == details.sub_questions
         quoted = []
         for section in sections:
-            lines = section.splitlines()
-            labels = lines[-1] if lines[-1].startswith("Sources: ") else ""
-            pieces = re.split(r"((?:\[\d+\])+)", " ".join(lines[1:]).removesuffix(labels))
-            for text, citations in zip(pieces[::2], pieces[1::2], strict=False):
-                for number in map(int, re.findall(r"\d+", citations)):
-                    # Every quoted sentence is text of the global source it cites, which
-                    # the section names by file (and page).
-                    assert quoted_in(text, result.sources[number - 1].content), text
-                    assert f"[{number}] {citation_label(result.sources[number - 1])}" in labels
-                quoted.append(text.strip())
+            files = {n: p.text for p in section if p.kind == "source_list" for n in p.sources}
+            for part in section:
+                if part.kind in ("heading", "source_list") or not part.sources:
+                    continue
+                for number in part.sources:
+                    # Every quote is text of the global source it cites, which the
+                    # section names by file (and page).
+                    assert quoted_in(part.text, result.sources[number - 1].content), part.text
+                    assert files[number] == citation_label(result.sources[number - 1])
+                quoted.append(part.text)
         assert len(quoted) == len(set(quoted)), "a sentence is repeated"
         for expected in case["expect"]:
             parts += 1

@@ -99,7 +99,8 @@ def test_a_models_reply_is_read_into_parts_once():
         ("list_item", "- `--port`: the port", (1,)),
         ("list_item", "- `--host`: the host", ()),
         ("code", "ragcli serve --port 7420", (1,)),
-        ("source_list", "Sources: [1] config.md; [2] guide.md", ()),
+        ("source_list", "config.md", (1,)),  # a file a line of sources names
+        ("source_list", "guide.md", (2,)),
     ]
     assert parts[2].new_line and parts[3].new_paragraph and parts[5].language == "bash"
     assert render(parse_answer(reply)) == (
@@ -112,9 +113,10 @@ def test_a_models_reply_is_read_into_parts_once():
 
 
 def test_renumbering_a_typed_answer_drops_what_points_at_nothing():
-    answer = parse_answer("A is one [1]. B is two [2][3].")
+    answer = parse_answer("A is one [1]. B is two [2][3].\nSources: [1] a.md; [2] b.md")
     renumbered, dropped = answer.renumbered({1: 2, 2: 1})
-    assert render(renumbered) == "A is one [2]. B is two [1]."
+    # The line of sources is renumbered with the sentences that cite them.
+    assert render(renumbered) == "A is one [2]. B is two [1].\nSources: [2] a.md; [1] b.md"
     assert dropped == [3]
     assert renumbered.cited() == [2, 1]
 

@@ -91,12 +91,12 @@ def _item(
 
 def _paragraph(parts: list[AnswerPart], text: str, kind: PartKind, opens: bool) -> list[AnswerPart]:
     """A paragraph's sentences; a line break in a model's answer ends a sentence (a model
-    does not hard-wrap), and a line of sources ("Sources: [1] a.md") is kept as written."""
+    does not hard-wrap), and a line of sources ("Sources: [1] a.md") names its files."""
     found: list[AnswerPart] = []
     for number, line in enumerate(text.split("\n")):
         line = " ".join(line.split())
-        if SOURCES_LINE.match(line):
-            found.append(AnswerPart(line, "source_list", new_line=number > 0))
+        if SOURCES_LINE.match(line) and (files := _source_list(line)):
+            found += [replace(files[0], new_line=number > 0), *files[1:]]
             continue
         first = True
         for sentence in split_cited_sentences(line):
@@ -113,6 +113,20 @@ def _paragraph(parts: list[AnswerPart], text: str, kind: PartKind, opens: bool) 
                 found.append(part)
                 first = False
     return found
+
+
+def _source_list(line: str) -> list[AnswerPart]:
+    """A "Sources: [1] a.md; [2] b.md" line as one part per file, each citing its number
+    (so renumbering the answer renumbers the line); none when no file has a number."""
+    body = SOURCES_LINE.sub("", line).strip(" *")
+    files = []
+    cites = list(CITATIONS_RUN.finditer(body))
+    for at, citation in enumerate(cites):
+        end = cites[at + 1].start() if at + 1 < len(cites) else len(body)
+        label = body[citation.end() : end].strip(" ;,")
+        if label:
+            files.append(AnswerPart(label, "source_list", _cites(citation.group())))
+    return files
 
 
 def _stretches(sentence: str) -> list[tuple[str, tuple[int, ...]]]:

@@ -893,7 +893,11 @@ class ExtractiveBackend:
         parts: list[AnswerPart] = []
         for sub in sub_answers:
             # The quotes of the sub-answer that cite a source (uncited text is not backed).
-            quotes = [q for q in quotes_of(sub.answer) if any(p.sources for p in q)]
+            quotes = [
+                q
+                for q in quotes_of(sub.answer)
+                if any(p.sources for p in q) and q[0].kind != "source_list"
+            ]
             texts = ["\n".join(part_text(p) for p in quote) for quote in quotes]
             fresh: list[list[AnswerPart]] = []
             for quote, text, vector in zip(quotes, texts, self._vectors(texts), strict=False):
@@ -918,11 +922,9 @@ class ExtractiveBackend:
                 parts.append(
                     AnswerPart("Answered above." if quotes else NO_ANSWER_PART, "statement")
                 )
-            files = [
-                f"[{n}] {citation_label(by_number[n])}"
+            parts += [
+                AnswerPart(citation_label(by_number[n]), "source_list", (n,))
                 for n in dict.fromkeys(cited)
                 if n in by_number
             ]
-            if files:
-                parts.append(AnswerPart("Sources: " + "; ".join(files), "source_list"))
         return Answer(tuple(parts))

@@ -55,7 +55,8 @@ def quotes_of(answer: Answer) -> list[list[AnswerPart]]:
 def _groups(parts: tuple[AnswerPart, ...]) -> list[list[int]]:
     groups: list[list[int]] = []
     for index, part in enumerate(parts):
-        if part.continues and groups:
+        files = part.kind == "source_list" and index > 0 and parts[index - 1].kind == "source_list"
+        if (part.continues or files) and groups:
             groups[-1].append(index)
         else:
             groups.append([index])
@@ -64,6 +65,9 @@ def _groups(parts: tuple[AnswerPart, ...]) -> list[list[int]]:
 
 def _quote(parts: list[AnswerPart], marks: list[str]) -> str:
     """A run of parts quoted as one, with its citation."""
+    if parts[0].kind == "source_list":
+        files = "; ".join(f"{format_citations(p.sources)} {p.text}".strip() for p in parts)
+        return f"Sources: {files}"
     cites = format_citations(n for part in parts for n in part.sources)
     if len(parts) == 1 and parts[0].kind != "code":
         text = part_text(parts[0])
