@@ -35,6 +35,7 @@ from ragcli.llm.segment import plain_text
 from ragcli.llm.text import WORD, normalise, sentences
 from ragcli.models import Evidence, RetrievedChunk, SentenceSupport
 from ragcli.terms import terms
+from ragcli.text.sentences import split_sentences
 
 if TYPE_CHECKING:  # numpy loads with the embedder, not with the models that name it
     import numpy as np
@@ -94,27 +95,29 @@ class Claim:
 
 
 def claims(answer: Answer) -> list[Claim]:
-    """The parts of the answer that state something a source can back: its sentences,
-    list items and rows (not code, headings or a list of files), with the sources each
-    cites; a sentence a model cited inside is one claim, marked after its last stretch.
-    Hedges ("The documents do not say …"), questions and fragments claim nothing."""
+    """The sentences of the answer's parts that state something a source can back (its
+    sentences, list items and rows, not code, headings or a list of files), each with the
+    sources its part cites and marked after that part; a sentence a model cited inside is
+    one claim, a row too. Hedges ("The documents do not say …"), questions and fragments
+    claim nothing."""
     found: list[Claim] = []
-    for indices in _sentences(answer):
+    for indices in _claiming(answer):
         parts = [answer.parts[i] for i in indices]
         # List markers and the bold that opens a sentence aside: around all of it (a
         # sub-question) or around a carried heading ("**`GZipMiddleware`**: handles …").
         text = " ".join(" ".join(p.text for p in parts).split())
         text = LEADING_BOLD.sub(r"\1", LIST_MARKER.sub("", text)).strip()
-        if len(WORD.findall(text)) < MIN_WORDS or text.lower().startswith("sources:"):
-            continue
-        if HEDGE.search(text) or text.endswith("?"):
-            continue
         cites = list(dict.fromkeys(n for p in parts for n in p.sources))
-        found.append(Claim(text, cites, indices[-1]))
+        for sentence in [text] if parts[0].kind == "row" else split_sentences(text):
+            if len(WORD.findall(sentence)) < MIN_WORDS or sentence.lower().startswith("sources:"):
+                continue
+            if HEDGE.search(sentence) or sentence.endswith("?"):
+                continue
+            found.append(Claim(sentence, cites, indices[-1]))
     return found
 
 
-def _sentences(answer: Answer) -> list[list[int]]:
+def _claiming(answer: Answer) -> list[list[int]]:
     """The indices of each claiming part, with the parts that go on its sentence."""
     groups: list[list[int]] = []
     for index, part in enumerate(answer.parts):

@@ -22,11 +22,10 @@ def support_marks(result: AskResult) -> tuple[str, list[Text]]:
     answer = result.answer
     typed = result.typed_answer()
     if typed is not None:
-        marks = {
-            item.part: f" **{MARK}{number}**"
-            for number, item in enumerate(marked, start=1)
-            if item.part is not None
-        }
+        marks: dict[int, str] = {}  # a part of two marked sentences carries both marks
+        for number, item in enumerate(marked, start=1):
+            if item.part is not None:
+                marks[item.part] = marks.get(item.part, "") + f" **{MARK}{number}**"
         answer = render(typed, marks)
     notes = []
     for number, item in enumerate(marked, start=1):
