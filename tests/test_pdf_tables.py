@@ -6,7 +6,7 @@ from __future__ import annotations
 from ragcli.ingest.loaders import load
 from ragcli.ingest.loaders.base import LoadOptions
 from ragcli.ingest.loaders.pdf import load_pdf
-from ragcli.llm.segment import is_row_line
+from ragcli.text.rows import is_row_line
 from tests.support.common import ROOT
 
 DATA = ROOT / "tests" / "data" / "formats" / "pdf"

@@ -37,7 +37,7 @@ SENTENCE_END = regex.compile(
 
 # In an answer, a citation closes its sentence when a new one follows it: "… there's a
 # shortcut for it: [2] A primary key …", "… simple. 🎉 [1] Of course …".
-AFTER_CITATION = re.compile(r"(?<=\d\])\s+(?=(?:\*\*)?[\"'(\[`*“‘]?[A-Z0-9])")
+AFTER_CITATION = regex.compile(r"(?<=\d\])\s+(?=(?:\*\*)?[\"'(\[`*“‘]?[\p{Lu}\p{Lo}0-9])")
 
 
 # Where the chunker may cut a paragraph too long for its window: after every stop and at
