@@ -17,8 +17,12 @@ from typing import Literal
 # not a verbatim quote (OpenAI backend), or ragcli's own words inside a synthesized answer;
 # source_list: one file of a "Sources: [1] a.md; [2] b.md" line (a synthesized section's,
 # or a model's), its text the file's label and its source the number the line gives it;
-# the parts of one line follow each other.
-PartKind = Literal["sentence", "list_item", "code", "row", "heading", "statement", "source_list"]
+# the parts of one line follow each other; label: a list item's name in bold (a summarised
+# section's, `ask --file`; empty for a section with no name), the claims after it continue
+# that item.
+PartKind = Literal[
+    "sentence", "list_item", "code", "row", "heading", "statement", "source_list", "label"
+]
 # The kinds that state something a source can back (support is judged for these).
 CLAIM_KINDS: frozenset[str] = frozenset({"sentence", "list_item", "row", "statement"})
 
@@ -44,7 +48,8 @@ class AnswerPart:
     introduces); such a run's citation is written once, after its last part.
     `same_sentence`: the rest of the sentence the part before it began, where a model
     cited inside a sentence ("Port 7420 [1] and metrics on 9420 [2]."): each stretch
-    keeps its citation where it was written, and the sentence is one claim."""
+    keeps its citation where it was written, and the sentence is one claim (so is the
+    rest of a model's list item, on the item's line)."""
 
     text: str
     kind: PartKind

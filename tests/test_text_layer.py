@@ -83,6 +83,35 @@ def test_notes_come_before_the_parts_and_stand_alone_without_them():
     assert render(Answer.of_notes("Nothing answers this.")) == "Nothing answers this."
 
 
+def test_a_label_opens_an_item_its_claims_continue_each_with_its_citation():
+    # `ask --file`'s summary: a document's name, then one item a section, under its name.
+    answer = Answer(
+        (
+            AnswerPart("refund_policy.md", "heading", new_paragraph=True),
+            AnswerPart("Annual plans", "label", new_paragraph=True),
+            AnswerPart("Refunds take 30 days.", "sentence", (1,)),
+            AnswerPart("Setup fees are kept by us.", "sentence", (1,)),
+            AnswerPart("", "label"),  # a section under no heading (a PDF page)
+            AnswerPart("Page two says this too.", "sentence", (2,)),
+        )
+    )
+    assert render(answer) == (
+        "**refund_policy.md**\n\n"
+        "- **Annual plans**: Refunds take 30 days. [1] Setup fees are kept by us. [1]\n"
+        "- Page two says this too. [2]"
+    )
+    marked = render(answer, {3: " **†1**"}).splitlines()[2]
+    assert (
+        marked
+        == "- **Annual plans**: Refunds take 30 days. [1] Setup fees are kept by us. [1] **†1**"
+    )
+    assert [c.text for c in claims(answer)] == [
+        "Refunds take 30 days.",
+        "Setup fees are kept by us.",
+        "Page two says this too.",
+    ]
+
+
 def test_a_models_reply_is_read_into_parts_once():
     reply = (
         "The web port is 7420 [1]. Metrics use 9420. [2]\n"
@@ -132,3 +161,13 @@ def test_a_citation_inside_a_models_sentence_stays_where_it_was_written():
     assert render(answer, {1: " **†1**"}).startswith(
         "Port 7420 serves the web app [1], and 9420 metrics [2]. **†1**"
     )
+
+
+def test_a_citation_inside_a_models_list_item_stays_where_it_was_written():
+    reply = "- The web app is on 7420 [1], metrics on 9420 [2]\n- Backups run at 03:00 [3]"
+    answer = parse_answer(reply)
+    assert render(answer) == reply
+    assert [(c.text, c.cites) for c in claims(answer)] == [
+        ("The web app is on 7420, metrics on 9420", [1, 2]),
+        ("Backups run at 03:00", [3]),
+    ]

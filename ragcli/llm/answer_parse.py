@@ -62,7 +62,7 @@ def parse_answer(text: str, kind: PartKind = "statement") -> Answer:
             title = AnswerPart(strip_citations(token.content), "heading")
             parts.append(replace(title, new_paragraph=bool(parts)))
         elif token.type == "inline" and items:
-            parts.append(_item(parts, items, " ".join(token.content.split()), opens))
+            parts += _item(parts, items, " ".join(token.content.split()), opens)
             opens = False
         elif token.type == "inline":
             parts += _paragraph(parts, token.content, kind, bool(parts))
@@ -77,16 +77,22 @@ def _reader() -> MarkdownIt:
 
 def _item(
     parts: list[AnswerPart], items: list[tuple[str, bool]], text: str, opens: bool
-) -> AnswerPart:
-    """A list item's part; an item's later paragraph joins its part (on its line)."""
+) -> list[AnswerPart]:
+    """A list item's parts: its text with its marker, each citation kept where the model
+    wrote it (the stretches after the first go on its line, as one claim with it); an
+    item's later paragraph goes on its line too."""
     marker, has_part = items[-1]
-    if has_part:
-        last = parts.pop()
-        sources = tuple(dict.fromkeys((*last.sources, *_cites(text))))
-        return replace(last, text=f"{last.text} {_plain(text)}", sources=sources)
     items[-1] = (marker, True)
     text = _cite_earlier(parts, text)
-    return AnswerPart(f"{marker} {_plain(text)}", "list_item", _cites(text), new_paragraph=opens)
+    found: list[AnswerPart] = []
+    for body, cites in _stretches(text):
+        if found or has_part:
+            found.append(AnswerPart(_plain(body), "list_item", cites, same_sentence=True))
+        else:
+            found.append(
+                AnswerPart(f"{marker} {_plain(body)}", "list_item", cites, new_paragraph=opens)
+            )
+    return found
 
 
 def _paragraph(parts: list[AnswerPart], text: str, kind: PartKind, opens: bool) -> list[AnswerPart]:

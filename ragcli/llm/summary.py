@@ -16,8 +16,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ragcli.llm.segment import units
-from ragcli.models import LEAD_IN_END
 from ragcli.terms import terms
+from ragcli.text.lead_ins import LEAD_IN_END
 
 # Words a request for a summary or comparison is made of: not what it is about.
 REQUEST_WORDS = frozenset(

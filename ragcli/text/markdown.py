@@ -4,7 +4,8 @@ marks after the parts they name).
 
 A part is written as its kind is shown: a sentence or statement as inline Markdown, a
 list item on a line of its own, a row as a list item (`- header: value; …`), code in its
-fence, a heading in bold on its line, a list of files on its line. Each quote is followed
+fence, a heading in bold on its line, a list of files on its line, a label as a list item
+in bold (`- **Annual plans**:`) that the claims after it continue. Each quote is followed
 by the sources it cites (`[1]`); a run of parts quoted as one (a lead-in and the list or
 code it introduces) is cited once, on a line after its last part. A sentence after a
 list, or after a citation that closes a block, starts a paragraph (in Markdown a line
@@ -39,6 +40,8 @@ def part_text(part: AnswerPart) -> str:
         return fence(part.text, part.language or "")
     if part.kind == "heading":
         return f"**{part.text}**"
+    if part.kind == "label":
+        return f"- **{part.text}**:" if part.text else "-"
     if part.kind == "row":
         # A row quoted alone is a list item: a Markdown `| a | b |` row without its
         # table's header is no table, and would run on into the line before it.
@@ -71,8 +74,11 @@ def _quote(parts: list[AnswerPart], marks: list[str]) -> str:
     cites = format_citations(n for part in parts for n in part.sources)
     if len(parts) == 1 and parts[0].kind != "code":
         text = part_text(parts[0])
-        if cites and parts[0].kind == "statement" and CLOSING_STOP.search(text):
-            # A model's sentence cites before its stop, as it was asked to write it.
+        written = parts[0].kind == "statement" or (
+            parts[0].kind == "list_item" and parts[0].chunk_id is None
+        )
+        if cites and written and CLOSING_STOP.search(text):
+            # A model's sentence or item cites before its stop, as it was asked to write it.
             return f"{text[:-1]} {cites}{text[-1]}{marks[0]}"
         return f"{text} {cites}{marks[0]}" if cites else f"{text}{marks[0]}"
     body = "\n".join(part_text(p) + mark for p, mark in zip(parts, marks, strict=True))
@@ -82,11 +88,17 @@ def _quote(parts: list[AnswerPart], marks: list[str]) -> str:
 
 def _parts(parts: tuple[AnswerPart, ...], marks: Mapping[int, str]) -> str:
     answer, after_item, after_line = "", False, False
+    in_label = False  # the claims after a label continue its item, on its line
     for group in _groups(parts):
         members = [parts[i] for i in group]
         head = members[0]
         text = _quote(members, [marks.get(i, "") for i in group])
-        item = bool(ITEM_OR_ROW.match(text))
+        if answer and (head.same_sentence or (in_label and head.claims and not head.new_paragraph)):
+            # The rest of a sentence (or item) a citation split, or a labelled item's claim.
+            answer += " " + text
+            continue
+        in_label = head.kind == "label"
+        item = in_label or bool(ITEM_OR_ROW.match(text))
         code = bool(FENCE_LINE.match(text))
         # A sentence after a code block's citation starts a paragraph of its own (else it
         # reads "[1] The next sentence …").

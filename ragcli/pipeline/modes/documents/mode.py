@@ -15,14 +15,12 @@ from pathlib import PurePath
 
 from ragcli.answer import Answer, AnswerPart
 from ragcli.documents.model import StoredDocument
-from ragcli.llm.citations import renumber
+from ragcli.llm.answer_parse import parse_answer
 from ragcli.llm.summary import SectionText, summarise
-from ragcli.llm.text import cited_numbers
 from ragcli.models import ChunkMetadata, RetrievedChunk
 from ragcli.pipeline.context import RunContext
 from ragcli.pipeline.conversation import estimate_tokens
 from ragcli.pipeline.modes.documents.details import DocumentRead, DocumentsDetails
-from ragcli.pipeline.modes.documents.render import markdown
 from ragcli.pipeline.results import AskResult
 from ragcli.terms import terms
 
@@ -32,7 +30,7 @@ NOTHING_TO_READ = "There is no document to read whole: name the files (ask --fil
 def run(ctx: RunContext, question: str) -> AskResult:
     documents = [d for d in ctx.documents or [] if d.sections]
     if not documents:
-        return ctx.result(NOTHING_TO_READ, [], "not_covered")
+        return ctx.result(Answer.of_notes(NOTHING_TO_READ), [], "not_covered")
     sources, owners = section_sources(documents)
     budget = ctx.settings.documents.context_tokens
     tokens = sum(estimate_tokens(s.content) for s in sources)
@@ -55,8 +53,8 @@ def run(ctx: RunContext, question: str) -> AskResult:
         answer, read, strategy, groups = _extractive(ctx, question, documents, sources)
     else:
         answer, read, strategy, groups = _with_model(ctx, question, sources, budget)
-    cited = sorted(int(n) for n in cited_numbers(answer) if 0 < int(n) <= len(sources))
-    text, _ = renumber(answer, {old: new for new, old in enumerate(cited, start=1)})
+    cited = sorted(n for n in answer.cited() if 0 < n <= len(sources))
+    answer, _ = answer.renumbered({old: new for new, old in enumerate(cited, start=1)})
     details = _details(documents, owners, read, cited, strategy, groups, budget, tokens, ctx)
     notes = []
     if details.coverage < 1.0:
@@ -64,9 +62,10 @@ def run(ctx: RunContext, question: str) -> AskResult:
             f"read {sum(d.sections_read for d in details.documents)} of {len(sources)} "
             "sections: the model calls ran out (limits.max_llm_calls)"
         )
-    if not text.strip():
-        return ctx.result("The documents say nothing on this.", [], "not_covered", notes)
-    result = ctx.result(text, [sources[n - 1] for n in cited], "answer", notes)
+    if answer.empty:
+        nothing = Answer.of_notes("The documents say nothing on this.")
+        return ctx.result(nothing, [], "not_covered", notes)
+    result = ctx.result(answer, [sources[n - 1] for n in cited], "answer", notes)
     result.documents_details = details
     return result
 
@@ -112,35 +111,28 @@ def _extractive(ctx: RunContext, question: str, documents, sources):
         step.threshold = {"documents.summary_sentences": budget}
         step.decision = f"{len(picks)} sentences from {len(covered)} of {len(texts)} sections"
     answer = Answer(tuple(_parts(picks, sources, several=len(documents) > 1)))
-    return markdown(answer), list(range(len(sources))), "extractive", None
+    return answer, list(range(len(sources))), "extractive", None
 
 
 def _parts(picks, sources: list[RetrievedChunk], several: bool) -> list[AnswerPart]:
-    """Each section's chosen sentences as one item, under the section's name; with several
-    documents, each document's items under its file name."""
+    """Each section's chosen sentences as one item, under the section's name (a label; an
+    empty one for a section under no heading, a PDF page); with several documents, each
+    document's items under its file name, a paragraph of its own."""
     parts: list[AnswerPart] = []
     document = None
     section = None
     for pick in picks:
         meta = sources[pick.number - 1].metadata
+        named = False
         if several and meta.source_file != document:
             document = meta.source_file
             parts.append(AnswerPart(PurePath(document).name, "heading", new_paragraph=True))
-        unnamed = False  # a section under no heading (a PDF page): an item of its own
+            named = True
         if pick.number != section:
             section = pick.number
-            unnamed = not meta.heading
-            if meta.heading:
-                parts.append(AnswerPart(meta.heading.rsplit(" > ", 1)[-1].strip(), "heading"))
-        parts.append(
-            AnswerPart(
-                pick.text,
-                "list_item",
-                (pick.number,),
-                chunk_id=meta.chunk_id,
-                new_paragraph=unnamed,
-            )
-        )
+            label = (meta.heading or "").rsplit(" > ", 1)[-1].strip()
+            parts.append(AnswerPart(label, "label", new_paragraph=named))
+        parts.append(AnswerPart(pick.text, "sentence", (pick.number,), chunk_id=meta.chunk_id))
     return parts
 
 
@@ -171,7 +163,7 @@ def _with_model(ctx: RunContext, question: str, sources, budget: int):
             )
         )
     groups = (reading.groups, reading.groups_read) if reading.strategy == "map_reduce" else None
-    return reading.answer, reading.read, reading.strategy, groups
+    return parse_answer(reading.answer), reading.read, reading.strategy, groups
 
 
 def _details(documents, owners, read, cited, strategy, groups, budget, tokens, ctx):
