@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ragcli.metadata import from_chroma, is_stored_field, key_forms
-
 from ragcli.answer import Answer
+from ragcli.metadata import from_chroma, is_stored_field, key_forms
 
 GradeLabel = Literal["correct", "ambiguous", "incorrect"]
 # The one vocabulary of outcomes every mode reports (docs/configuration.md, "Exit codes").
