@@ -87,7 +87,7 @@ def test_ingest_ask_prune_and_ownership_through_a_server(chroma_url, tmp_path):
     mine = str(tmp_path / "mine")
     result = runner.invoke(app, ["ingest", str(docs), "--store", mine, "--json"], env=env)
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["files_new"] == 2
+    assert json.loads(result.stdout)["files_new"] == 2
     assert not (Path(mine) / "chroma").exists()  # the vectors are on the server
     assert set(server_chunks(chroma_url, "team-docs")) == expected_ids(Path(mine), "team-docs")
 
@@ -95,7 +95,7 @@ def test_ingest_ask_prune_and_ownership_through_a_server(chroma_url, tmp_path):
     elsewhere = str(tmp_path / "elsewhere")
     asked = runner.invoke(app, ["ask", QUESTION, "--store", elsewhere, "--json"], env=env)
     assert asked.exit_code == 0, asked.output
-    answer = json.loads(asked.output)
+    answer = json.loads(asked.stdout)
     assert "30 days" in answer["answer"]
     assert answer["sources"][0]["metadata"]["source_file"].endswith("refunds.md")
 
@@ -109,7 +109,7 @@ def test_ingest_ask_prune_and_ownership_through_a_server(chroma_url, tmp_path):
         app, ["ingest", str(docs), "--store", mine, "--prune", "--json"], env=env
     )
     assert pruned.exit_code == 0, pruned.output
-    assert json.loads(pruned.output)["files_removed"] == 1
+    assert json.loads(pruned.stdout)["files_removed"] == 1
     remaining = server_chunks(chroma_url, "team-docs")
     assert {Path(m["source_file"]).name for m in remaining.values()} == {"refunds.md"}
     assert set(remaining) == expected_ids(Path(mine), "team-docs")
@@ -133,7 +133,7 @@ def test_every_machine_sees_what_built_a_shared_collection(chroma_url, tmp_path)
     asked = runner.invoke(
         app, ["ask", "When does the night ferry leave?", *elsewhere, "--json"], env=int8
     )
-    assert asked.exit_code == 0 and "22:15" in json.loads(asked.output)["answer"]
+    assert asked.exit_code == 0 and "22:15" in json.loads(asked.stdout)["answer"]
 
 
 @pytest.mark.server
@@ -282,22 +282,30 @@ def test_a_guarded_server_tenant_and_database(chroma_url, tmp_path):
 
 
 def chunk_reads(proxy: TokenGuard, url: str, collection: str) -> list[int | None]:
-    """The reads of `collection` a client made through `proxy` to index its chunks (ids or
-    texts alone, where showing a result reads its metadata too): how many ids each asked
-    for, None for a read of the whole collection."""
+    """The reads of `collection` a client made through `proxy` to index its chunks (ids
+    alone, or texts with their language): how many ids each asked for, None for a read of
+    the whole collection. A search ends by reading the results it shows (texts and
+    metadata, the last such read): that one is not indexing and is left out."""
     import chromadb
 
     port = int(url.rsplit(":", 1)[1])
     uuid = str(chromadb.HttpClient(host="127.0.0.1", port=port).get_collection(collection).id)
-    reads = []
-    for method, path, body in proxy.seen:
-        if method == "POST" and path.endswith(f"/{uuid}/get") and body:
-            request = json.loads(body)
-            if "metadatas" in (request.get("include") or []):
-                continue
-            wanted = request.get("ids")
-            reads.append(None if wanted is None else len(wanted))
+    requests = [
+        json.loads(body)
+        for method, path, body in proxy.seen
+        if method == "POST" and path.endswith(f"/{uuid}/get") and body
+    ]
     proxy.seen.clear()
+    shown = [i for i, request in enumerate(requests) if request.get("ids") is not None]
+    if shown and "metadatas" in (requests[shown[-1]].get("include") or []):
+        del requests[shown[-1]]  # the results the search showed
+    reads = []
+    for request in requests:
+        include = request.get("include") or []
+        if "metadatas" in include and "documents" not in include:
+            continue  # a lookup of metadata (sections, a file's first chunk), not indexing
+        wanted = request.get("ids")
+        reads.append(None if wanted is None else len(wanted))
     return reads
 
 
@@ -314,7 +322,7 @@ def bm25_files(proxy: TokenGuard, env: dict[str, str], store: list[str], query: 
     proxy.seen.clear()
     found = runner.invoke(app, ["search", query, "--retriever", "bm25", "--json", *store], env=env)
     assert found.exit_code in (0, 5), found.output
-    hits = json.loads(found.output)["results"] if found.exit_code == 0 else []
+    hits = json.loads(found.stdout)["results"] if found.exit_code == 0 else []
     return [Path(hit["file"]).name for hit in hits]
 
 

@@ -123,7 +123,9 @@ def test_two_real_ingests_and_asks_during_an_ingest(tmp_path):
         return subprocess.Popen(
             [sys.executable, "-c", code],
             cwd=tmp_path,
-            env=cli_env(),
+            # The second waits for the first's whole ingest: on a loaded machine that can
+            # take longer than the default 30 s wait (exit 6), which is not what is tested.
+            env=cli_env(RAGCLI_STORE__LOCK_TIMEOUT="900"),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
