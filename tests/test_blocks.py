@@ -915,3 +915,27 @@ def test_an_example_shown_once_per_tab_and_again_in_a_preview_is_one_reference()
         "../listings/src/main.rs",
         "../listings/src/lib.rs",
     ]
+
+
+def test_reading_rest_leaves_docutils_as_it_was():
+    """Sphinx's roles and directives are known to docutils only during a read: after one,
+    docutils' own lookups are back and know nothing of them (another user of docutils in
+    the process sees docutils as it is)."""
+    import io
+
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser, directives, languages, roles
+    from docutils.utils import new_document
+
+    from ragcli.blocks.rst import read_rst
+
+    role_lookup, directive_lookup = roles.role, directives.directive
+    blocks = read_rst("T\n=\n\nSee :class:`~a.B`.\n\n.. versionadded:: 2.0\n   Added.\n").blocks
+    assert Paragraph("See `B`.") in blocks
+    assert (roles.role, directives.directive) == (role_lookup, directive_lookup)
+    settings = get_default_settings(Parser)
+    settings.report_level, settings.warning_stream = 5, io.StringIO()
+    document = new_document("<other>", settings)
+    english = languages.get_language("en")
+    assert roles.role("class", english, 1, document.reporter)[0] is None
+    assert directives.directive("versionadded", english, document)[0] is None

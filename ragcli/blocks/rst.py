@@ -3,8 +3,8 @@ blocks after `::`, `code-block` and `code`, roles, substitutions, admonitions, t
 definition and field lists.
 
 Sphinx adds directives and roles docutils does not know (`.. autoclass::`, `:class:`,
-`.. versionadded::`, `.. literalinclude::`). Those a document uses are registered before it
-is parsed, so they are read rather than reported: a role as its target's name
+`.. versionadded::`, `.. literalinclude::`). Docutils knows them for the length of a read
+(docutils_scope.py), so they are read rather than reported: a role as its target's name
 (`:class:`~requests.cookies.RequestsCookieJar`` reads `RequestsCookieJar`, as code), an
 include or autodoc directive as an include block that names what it pulls in (the file is
 never read), a version note as its text, any other directive as its content: code where
@@ -17,10 +17,11 @@ import ast
 import io
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ragcli.blocks.docutils_scope import Names, sphinx_names
 from ragcli.blocks.includes import LANGUAGES
 from ragcli.blocks.inline import code_span
 from ragcli.blocks.markdown import read_markdown, with_paths
@@ -35,6 +36,7 @@ from ragcli.blocks.model import (
     Table,
     include_text,
 )
+from ragcli.blocks.rst_lines import block_lines, title_starts
 from ragcli.blocks.sphinx_names import (
     ADMONITION_NODES,
     AUTODOC,
@@ -56,7 +58,6 @@ from ragcli.blocks.sphinx_names import (
 from ragcli.blocks.sphinx_pages import labelled_page, linked_page, page_head
 
 ROLE_USE = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w+.-]*:)?[A-Za-z][\w+.-]*):`")
-DIRECTIVE_USE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]*)[ \t]*::", re.M)
 # A role inside emphasis or strong text, which reST does not parse (inline markup does not
 # nest): "**Never set :attr:`Request.body` directly!**" is one Text node.
 NESTED_ROLE = re.compile(ROLE_USE.pattern + r"([^`]+)`")
@@ -100,26 +101,26 @@ def read_rst(text: str, source: str = "") -> RstDocument:
     read = walker.blocks(document.children, 0)
     blocks = with_paths(read)  # the same blocks in order, headings given their paths
     lines = text.splitlines()  # as docutils splits them, whatever the line ends
-    starts = _title_starts(lines, walker.titles)
+    starts = title_starts(lines, walker.titles)
     first_lines: list[int | None] = []
     for before, block in zip(read, blocks, strict=True):
         if isinstance(block, Heading):
             first_lines.append(starts.pop(0) if starts else None)
         else:
             first_lines.append(walker.first_line(before))
-    block_lines = _block_lines(lines, blocks, first_lines)
-    return RstDocument(blocks, {}, block_lines, bool(document.get("ragcli_toctree")))
+    spans = block_lines(lines, blocks, first_lines)
+    return RstDocument(blocks, {}, spans, bool(document.get("ragcli_toctree")))
 
 
 def _doctree(text: str, source: str = "") -> Any:
-    """`text` parsed by docutils, with the Sphinx roles and directives it uses registered;
-    no transform applied yet."""
+    """`text` parsed by docutils, which knows Sphinx's roles and directives for the length
+    of the parse (docutils_scope.py); no transform applied yet."""
     from docutils.parsers.rst import Parser
     from docutils.utils import new_document
 
-    _register(text)
     document = new_document(source or "<rst>", _settings())
-    Parser().parse(text, document)
+    with sphinx_names(SPHINX):
+        Parser().parse(text, document)
     return document
 
 
@@ -144,49 +145,21 @@ def _settings() -> Any:
     return settings
 
 
-# The names registered so far, apart: Sphinx has a `data` role and a `data` directive, and
-# registering one must not stand for the other (a page's `:data:` would read raw).
-_registered_roles: set[str] = set()
-_registered_directives: set[str] = set()
+def _replacing(name: str) -> type | None:
+    """A directive read as Sphinx means it where docutils has its own: `include` (docutils'
+    would read the file, or with file insertion off give nothing; here the page says what
+    it includes), the code directives, and `class`, Sphinx's documentation of a class
+    (docutils' is a style class, Sphinx's `rst-class`: it refused `ClientSession(url)` as a
+    style name and the class's whole body was lost)."""
+    if name == STYLE_CLASS:
+        from docutils.parsers.rst.directives.misc import Class
+
+        return Class
+    return _directive_class(name) if name in REPLACED else None
 
 
-def _register(text: str) -> None:
-    """Register the Sphinx roles and directives `text` uses that docutils lacks."""
-    from docutils.parsers.rst import directives, roles
-
-    for name in {m.group(1).lower() for m in ROLE_USE.finditer(text)} - _registered_roles:
-        _registered_roles.add(name)
-        if name not in ("code", "literal", "math") and not _known_role(name):
-            roles.register_local_role(name, _role)
-    for name in {m.group(1).lower() for m in DIRECTIVE_USE.finditer(text)} - _registered_directives:
-        _registered_directives.add(name)
-        # docutils' own `include` would read the file (or, with file insertion off, give
-        # nothing): it is replaced, so that the page says what it includes. Its `class`
-        # is Sphinx's `rst-class`; Sphinx's `class` documents one (docutils refused
-        # `ClientSession(url)` as a style name, and the class's whole body was lost).
-        if name == STYLE_CLASS:
-            directives.register_directive(name, _docutils_class())
-        elif name in REPLACED or not _known_directive(name):
-            directives.register_directive(name, _directive_class(name))
-
-
-def _docutils_class() -> type:
-    from docutils.parsers.rst.directives.misc import Class
-
-    return Class
-
-
-def _known_role(name: str) -> bool:
-    from docutils.parsers.rst import roles
-
-    return name in roles._roles or name in roles._role_registry
-
-
-def _known_directive(name: str) -> bool:
-    from docutils.parsers.rst import directives
-
-    registry = directives._directive_registry
-    return name in directives._directives or name in registry
+def _unknown_role(name: str) -> Any:
+    return _role
 
 
 def _role(
@@ -200,11 +173,11 @@ def _role(
     if shown.target:  # an untitled :doc: or :ref: shows what it links to
         is_doc = name.lower().endswith("doc")
         source = inliner.document.get("source", "")
-        return [nodes.Text(_linked_title(is_doc, shown.target, source) or shown.text)], []
+        return [nodes.Text(linked_title(is_doc, shown.target, source) or shown.text)], []
     return [nodes.Text(shown.text)], []
 
 
-def _linked_title(is_doc: bool, target: str, source: str) -> str:
+def linked_title(is_doc: bool, target: str, source: str) -> str:
     """The title Sphinx shows for an untitled `:doc:` (the page's) or `:ref:` (the labelled
     section's); "" when the page is not found or cannot be read."""
     try:
@@ -293,6 +266,7 @@ class _AnyOption(dict):
         return directives.unchanged
 
 
+@cache  # one class per name, as a registration made it
 def _directive_class(name: str) -> type:
     from docutils import nodes
     from docutils.parsers.rst import Directive
@@ -678,55 +652,6 @@ def _table(node: Any) -> Table:
     return Table(header, tuple(rows))
 
 
-ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")
-
-
-def _title_starts(lines: list[str], titles: list[str]) -> list[int | None]:
-    """Each section title's first line (1-based; an overline's, if it has one), found by
-    the title's line followed by an adornment, in order; None for one not found."""
-    starts: list[int | None] = []
-    cursor = 0
-    for title in titles:
-        wanted = " ".join(title.split())
-        for index in range(cursor, len(lines) - 1):
-            if " ".join(lines[index].split()) == wanted and ADORNMENT.match(lines[index + 1]):
-                over = index > 0 and ADORNMENT.match(lines[index - 1]) is not None
-                starts.append(index if over else index + 1)
-                cursor = index + 2
-                break
-        else:
-            starts.append(None)
-    return starts
-
-
-def _block_lines(
-    lines: list[str], blocks: list[Block], first_lines: list[int | None]
-) -> dict[int, tuple[int, int]]:
-    """Each block's lines (id of the block: first and last, 1-based): from its first line
-    to the line before the next block's, blank lines at either end left out. A block whose
-    first line is unknown, or out of order, shares the lines of the block before it, which
-    then reach to the next known one: a citation may be wider than the text, never miss it."""
-    known: list[tuple[int, int]] = []  # (index in blocks, first line)
-    for index, first in enumerate(first_lines):
-        if first is not None and (not known or first > known[-1][1]) and first <= len(lines):
-            known.append((index, first))
-    found: dict[int, tuple[int, int]] = {}
-    if not known:
-        return found
-    ends = [first for _, first in known[1:]] + [len(lines) + 1]
-    following = [index for index, _ in known[1:]] + [len(blocks)]
-    for (index, first), after, stop in zip(known, ends, following, strict=True):
-        span = _trimmed(lines, first - 1, after - 1)
-        for block in blocks[index:stop]:
-            found[id(block)] = span
-    return found
-
-
-def _trimmed(lines: list[str], start: int, end: int) -> tuple[int, int]:
-    """Lines start..end-1 (0-based) as 1-based first and last, blank lines at either end
-    left out."""
-    while start < end and not lines[start].strip():
-        start += 1
-    while end > start and not lines[end - 1].strip():
-        end -= 1
-    return start + 1, max(start + 1, end)
+# What a read knows beyond docutils (docutils_scope.py): Sphinx's directives in place of
+# docutils' own, and any role or directive docutils lacks read as Sphinx's.
+SPHINX = Names(_replacing, _unknown_role, lambda name: _directive_class(name))
