@@ -160,8 +160,9 @@ def test_tables_lists_front_matter_and_tabs():
         "| Option | Default |\n|---|---|\n| `timeout` | 5 |\n\n1. First\n2. Second\n   - inner\n"
     )
     doc = read_markdown(text)
-    assert doc.metadata == {"title": "Install"}
+    assert doc.metadata == {}  # the title is the page's text
     assert doc.blocks == [
+        Heading(1, "Install", ("Install",)),
         CodeBlock("bash", "pip install pydantic"),
         Table(("Option", "Default"), (("`timeout`", "5"),)),
         ListItem("First", "1."),
@@ -915,6 +916,168 @@ def test_an_example_shown_once_per_tab_and_again_in_a_preview_is_one_reference()
         "../listings/src/main.rs",
         "../listings/src/lib.rs",
     ]
+
+
+MDX_PAGE = """\
+---
+title: Installation
+description: Get the app running.
+tags: [setup, npm]
+author: Jane Doe
+sidebar_position: 2
+---
+
+import Tabs from '@theme/Tabs';
+import TabItem from '@theme/TabItem';
+export const Highlight = ({children}) => <span>{children}</span>;
+
+{/* a comment the site never shows */}
+
+Install it with your package manager:
+
+<Tabs>
+  <TabItem value="npm" label="npm" default>
+
+    ```bash
+    npm install app
+    ```
+
+  </TabItem>
+  <TabItem value="yarn" label="Yarn">
+    Run it in the project's folder, {props.where}.
+  </TabItem>
+</Tabs>
+
+:::tip[Faster installs]
+
+Use `pnpm` for speed.
+
+:::
+
+:::info
+The color scheme follows the system.
+:::
+
+<Callout type="warning">Do not run as root.</Callout>
+
+<Aside type="caution" title="Careful">
+Back up first.
+</Aside>
+
+<details>
+  <summary>Why?</summary>
+
+  Because it works.
+</details>
+
+<DocCardList />
+"""
+
+
+def test_an_mdx_page_reads_as_its_site_shows_it():
+    """ESM and expressions are no text; a tab reads as its label (a lead-in) and its
+    content, callouts and Docusaurus admonitions as admonitions of their kind, <details> by
+    its summary, a component without content as nothing; front matter's title and
+    description are the page's text, its other keys metadata (issue 66)."""
+    doc = read_markdown(MDX_PAGE, mdx_page=True)
+    assert doc.blocks == [
+        Heading(1, "Installation", ("Installation",)),
+        Paragraph("Get the app running."),
+        Paragraph("Install it with your package manager:"),
+        Paragraph("npm:"),
+        CodeBlock("bash", "npm install app"),
+        Paragraph("Yarn:"),
+        Paragraph("Run it in the project's folder, ."),
+        Admonition("tip", "Faster installs", (Paragraph("Use `pnpm` for speed."),)),
+        Admonition("info", "", (Paragraph("The color scheme follows the system."),)),
+        Admonition("warning", "", (Paragraph("Do not run as root."),)),
+        Admonition("caution", "Careful", (Paragraph("Back up first."),)),
+        Admonition("details", "Why?", (Paragraph("Because it works."),)),
+    ]
+    assert doc.metadata == {
+        "tags": ["setup", "npm"],
+        "author": "Jane Doe",
+        "sidebar_position": "2",
+    }
+    # A .md page of a Docusaurus site that imports its components is read as MDX.
+    assert read_markdown(MDX_PAGE).blocks == doc.blocks
+    # mdBook's <Listing> in a page that imports nothing stays HTML in Markdown.
+    listing = read_markdown('<Listing number="1">\n\n    indented code\n\n</Listing>\n')
+    assert listing.blocks == [CodeBlock("", "indented code")]
+
+
+def test_hugo_shortcodes_and_toml_front_matter():
+    text = (
+        '+++\ntitle = "Configure"\ndescription = "Set the site up."\n'
+        'categories = ["config"]\ndate = 2024-01-02\n[menu.main]\nparent = "x"\n+++\n\n'
+        'See [the install page]({{< ref "install.md" >}}) and {{< param "v" >}} first.\n\n'
+        "{{< code-toggle file=\"hugo\" >}}\nbaseURL = 'https://example.org/'\n"
+        "{{< /code-toggle >}}\n\n"
+        '{{< highlight go "linenos=table" >}}\nfunc main() {}\n{{< /highlight >}}\n\n'
+        '{{% include "content/shared/notes.md" %}}\n\n'
+        "{{% notice warning %}}\nDo **not** commit secrets.\n{{% /notice %}}\n\n"
+        "{{< youtube w7Ft2ymGmfc >}}\n"
+    )
+    doc = read_markdown(text)
+    assert doc.blocks == [
+        Heading(1, "Configure", ("Configure",)),
+        Paragraph("Set the site up."),
+        Paragraph("See the install page and first."),
+        CodeBlock("toml", "baseURL = 'https://example.org/'"),
+        CodeBlock("go", "func main() {}"),
+        CodeBlock("", "text included from content/shared/notes.md", "content/shared/notes.md"),
+        Paragraph("Do not commit secrets."),
+    ]
+    assert doc.metadata == {"categories": ["config"], "date": "2024-01-02"}
+
+
+def test_a_page_of_only_front_matter_is_a_short_page(tmp_path):
+    """A Hugo section page (`_index.md`, a title and a description) is read, not failed
+    with "no text found"; JSON front matter too; a title alone is the page's text."""
+    from ragcli.ingest.loaders import load
+
+    page = tmp_path / "_index.md"
+    page.write_text('---\ntitle: "Prologue"\ndescription: "Prologue Doks."\nweight: 100\n---\n')
+    loaded = load(page)
+    assert [s.text for s in loaded.sections] == ["# Prologue\n\nPrologue Doks."]
+    assert loaded.metadata == {"weight": "100"}
+    page.write_text('{\n  "title": "Only a title",\n  "tags": ["a"]\n}\n')
+    loaded = load(page)
+    assert [s.text for s in loaded.sections] == ["Only a title"]
+    assert loaded.metadata == {"tags": "a"}  # a list of one is its value (metadata.clean)
+
+
+def test_an_mdx_file_is_a_format(tmp_path):
+    from ragcli.ingest.loaders import file_type_of, load, reading_of
+
+    page = tmp_path / "intro.mdx"
+    page.write_text("import X from './x';\n\n# Intro\n\n<X />\n\nHello `x[0][1]`.\n")
+    assert file_type_of(page) == "mdx" and reading_of("mdx") >= 1
+    assert [s.text for s in load(page).sections] == ["# Intro\n\nHello `x[0][1]`."]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["> " * 300 + "deep text\n", "- " * 300 + "deep text\n", "> - " * 200 + "deep text\n"],
+)
+def test_markdown_nested_hundreds_of_levels_is_read_not_dropped(text):
+    assert "deep text" in [getattr(b, "text", "") for b in flat(read_markdown(text).blocks)]
+
+
+def test_a_list_indented_hundreds_of_levels_keeps_its_deepest_items():
+    text = "\n".join("  " * depth + f"- item{depth}" for depth in range(300))
+    texts = [getattr(b, "text", "") for b in read_markdown(text).blocks]
+    assert texts[0] == "item0" and texts[-1] == "item299" and len(texts) == 300
+
+
+def test_a_myst_doc_link_reads_as_the_linked_pages_title(tmp_path):
+    from ragcli.ingest.loaders import load
+
+    (tmp_path / "conf.py").write_text("")
+    (tmp_path / "install.md").write_text("# Installing the tool\n\nSteps.\n")
+    page = tmp_path / "index.md"
+    page.write_text("# Home\n\nFirst read {doc}`install`, then {doc}`the guide <guide>`.\n")
+    assert "First read Installing the tool, then the guide." in load(page).sections[0].text
 
 
 def test_reading_rest_leaves_docutils_as_it_was():

@@ -187,14 +187,14 @@ def test_a_readers_bug_on_one_file_fails_that_file_only(tmp_path, monkeypatch):
     ingest with "unexpected ValueError", naming no file."""
     from ragcli.ingest.loaders import text
 
-    read = text.markdown_sections
+    read = text.markdown_document
 
-    def breaks_on_one(source: str):
+    def breaks_on_one(source: str, *args, **kwargs):
         if "trips the reader" in source:
             raise ValueError("zip() argument 2 is longer than argument 1")
-        return read(source)
+        return read(source, *args, **kwargs)
 
-    monkeypatch.setattr(text, "markdown_sections", breaks_on_one)
+    monkeypatch.setattr(text, "markdown_document", breaks_on_one)
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "odd.md").write_text("# Odd\n\nThis page trips the reader.\n")

@@ -1,13 +1,16 @@
-"""Markdown into blocks, by markdown-it-py (CommonMark) and mdit-py-plugins.
+"""Markdown into blocks, from the token stream of markdown-it-py (CommonMark) and the rules
+markdown_rules.py adds for what documentation sites write: MkDocs, pymdownx, MyST,
+Docusaurus, Nextra and Starlight admonitions, GitHub callouts (a quote opening with
+`[!NOTE]`), MDX (mdx.py), Hugo's shortcodes (hugo.py), front matter (front_matter.py). The
+parser, not a regular expression, decides what is a heading, a list, a code block or a
+table. Include directives (includes.py) become include blocks; HTML inside Markdown is
+read by the HTML reader (html.py).
 
-The parser's token stream, not a regular expression, decides what is a heading, a list, a
-code block or a table. Plugins read what documentation sites add to CommonMark: front
-matter, attribute lists (`{ #anchor }`, `{.class}`), definition lists, footnotes; GitHub
-tables. More are read here on the token stream, by block rules below: MkDocs admonitions
-(`!!! note "Title"`, an indented body that blank lines do not end, as in Python-Markdown),
-pymdownx blocks (`/// tip | Title` ... `///`), content tabs, and GitHub callouts (a quote
-opening with `[!NOTE]`). Include directives (includes.py) become include blocks; HTML
-inside Markdown is read by the HTML reader (html.py).
+What a page holds that is not its text is left out on purpose: front matter's keys other
+than title and description (metadata), link and image targets, HTML tags and comments,
+attribute lists, footnote marks, MyST comments and targets, a directive's options,
+template tags and shortcode calls, MDX's ESM and `{…}` expressions; a site's include
+directive becomes a reference to what it includes.
 
 The chunker's text is normalised Markdown (render.py) read back by this same reader, with
 `indented_code=False`: ragcli writes code fenced, and text of other formats read at
@@ -18,12 +21,15 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Callable, Iterable, Iterator
-from functools import lru_cache
+from contextvars import ContextVar
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from ragcli.blocks import hugo, mdx
+from ragcli.blocks.front_matter import FrontMatter, Metadata, read_front_matter
 from ragcli.blocks.includes import LANGUAGES, Include, include_of, includes_in
 from ragcli.blocks.inline import block_text, code_span, heading_title
+from ragcli.blocks.markdown_rules import parser
 from ragcli.blocks.model import (
     Admonition,
     Block,
@@ -48,26 +54,10 @@ from ragcli.blocks.sphinx_names import (
 )
 
 if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
-    from markdown_it.rules_block import StateBlock
-    from markdown_it.rules_inline import StateInline
     from markdown_it.token import Token
 
-# `/// tip | Title`: a pymdownx block's opening line (three or more slashes and a name).
-SLASH_OPEN = re.compile(r"^(/{3,})\s*([A-Za-z][\w-]*)\s*(?:\|\s*(.*?))?\s*$")
-# pymdownx options under the opening line: `    type: warning`, `    attrs: {class: x}`.
-SLASH_OPTION = re.compile(r"^\s{2,}[\w-]+\s*:")
-# A content tab's title line (pymdownx.tabbed): `=== "pip"`, `===! "Tab"`, `===+ "Tab"`.
-TAB_OPEN = re.compile(r'^={3}[!+]?\s+"([^"\n]*)"\s*$')
-# An MkDocs admonition's opening line (Python-Markdown's admonition, pymdownx.details):
-# `!!! note`, `!!! tip "Title"`, `??? example`, `???+ note inline end ""`.
-ADMONITION_OPEN = re.compile(
-    r'^(?:!!!|\?\?\?\+?)[ \t]+([A-Za-z][\w-]*)[^"\n]*?(?:[ \t]*"(.*)")?[ \t]*$'
-)
 # A GitHub callout's first line: `[!NOTE]`, `[!WARNING] Title`.
 CALLOUT = re.compile(r"^\[!([A-Za-z][\w-]*)\][ \t]*(.*)$")
-# Where a MyST role starts: {name} and its backticks.
-MYST_ROLE_START = re.compile(r"\{[A-Za-z0-9_+:-]+\}`")
 # A MyST directive: a fence's info `{name} argument`, and the opening of a colon fence;
 # a MyST target, `(label)=` alone on its line.
 MYST_DIRECTIVE = re.compile(r"^\{([A-Za-z][\w:+-]*)\}\s*(.*)$", re.S)
@@ -80,7 +70,6 @@ MYST_PAGE = re.compile(
     r"|(?<![\w}`:])\{[A-Za-z][\w:+-]*\}`[^`\n]+`",
     re.M,
 )
-MYST_COLON_OPEN = re.compile(r":{3,}\{[A-Za-z][\w:+-]*\}")
 # A directive's options: `:key: value` lines, or YAML between `---` lines, before its body.
 MYST_OPTION = re.compile(r"^:[\w-]+:(?:\s.*)?$")
 # MyST's directives are Sphinx's (sphinx_names.py), with MyST's own generic admonition,
@@ -90,6 +79,10 @@ MYST_CODE = frozenset({*CODE_DIRECTIVES, "code-cell"})
 MYST_SILENT = SILENT | {"contents"}
 MYST_REST = frozenset({"eval-rst", "eval-rest"})
 ReadRest = Callable[[str], list[Block]]
+# The title of the page a MyST `{doc}` role links to, or of the section a `{ref}` names
+# (blocks/rst.py's linked_title, bound to the page being read); "" when not found.
+LinkTitle = Callable[[bool, str], str]
+_link_title: ContextVar[LinkTitle | None] = ContextVar("link_title", default=None)
 # pymdownx tabs hold alternatives of the same content (a Python 3.10+ version and a 3.7+
 # one): their blocks are read in place, not as an admonition.
 TRANSPARENT = frozenset({"tab", "html", "div"})
@@ -106,19 +99,49 @@ TAG_OR_COMMENT = re.compile(r"<!--.*?(?:-->|$)|<[^<>]*>", re.S)
 LINE_BREAK = re.compile(r"\r\n?|\n")
 # A streamed document's unfinished block is carried into the next piece up to this size.
 MAX_CARRIED = 8 << 20
+# Nesting markdown-it reads (markdown_rules.parser): deeper, it drops the rest of the page
+# without a word. A line holding more quote or list markers than MAX_MARKERS, or a list
+# item indented more than MAX_INDENT columns, is read at that depth instead.
+MAX_MARKERS = 40
+MAX_INDENT = 80
+# One marker and the spaces after it (a marker is never a space: no two ways to match).
+MARKER = r"(?:>|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))[ \t]*"
+DEEP_HINT = re.compile(
+    rf"(?:>[ \t]*|[-+*][ \t]+){{{MAX_MARKERS}}}|^[ \t]{{{MAX_INDENT + 1}}}", re.M
+)
+DEEP_LINE = re.compile(
+    rf"^([ \t]*(?:{MARKER}){{{MAX_MARKERS}}})(?:{MARKER})+"
+    rf"|^[ \t]{{{MAX_INDENT + 1},}}(?=(?:[-+*]|\d{{1,9}}[.)])[ \t])",
+    re.M,
+)
 
 
 def read_markdown(
-    text: str, indented_code: bool = True, lines: bool = False, rest: ReadRest | None = None
+    text: str,
+    indented_code: bool = True,
+    lines: bool = False,
+    rest: ReadRest | None = None,
+    mdx_page: bool | None = None,
+    link_title: LinkTitle | None = None,
 ) -> Document:
     """`text` as blocks; headings carry their path from the document's top. With `lines`,
     each block's lines in `text` too (Document.block_lines). `rest` reads the reST body of
     a MyST `{eval-rst}` fence (blocks/rst.py's embedded_rest; without it the fence is
-    code): the reST reader reads Markdown pages' titles, so this module does not import
-    it."""
+    code), and `link_title` names the page an untitled MyST `{doc}` links to: the reST
+    reader reads Markdown pages' titles, so this module does not import it. `mdx_page`:
+    read as MDX (a `.mdx` file); None: when the page writes MDX's constructs (mdx.py).
+    Front matter's title and description are the page's first blocks (front_matter.py)."""
     myst = MYST_PAGE.search(text) is not None
-    reader = _Reader(lines, myst, rest)
-    blocks = reader.blocks(_tree(_parser(indented_code, myst).parse(text)))
+    mdx_page = mdx.is_mdx_page(text) if mdx_page is None else mdx_page
+    if DEEP_HINT.search(text):
+        text = DEEP_LINE.sub(_shallower, text)
+    reader = _Reader(lines, myst, rest, mdx_page)
+    token = _link_title.set(link_title)
+    try:
+        blocks = reader.blocks(_tree(parser(indented_code, myst, mdx_page).parse(text)))
+    finally:
+        _link_title.reset(token)
+    blocks = reader.with_front_matter(blocks)
     placed = with_paths(blocks)
     in_file = LINE_BREAK.split(text) if reader.marked else []
     spans = {key: _trimmed(in_file, span) for key, (_, span) in reader.marked.items()}
@@ -126,6 +149,11 @@ def read_markdown(
         if heading is not block and id(block) in spans:  # a heading given its path
             spans[id(heading)] = spans.pop(id(block))
     return Document(placed, reader.metadata, spans)
+
+
+def _shallower(match: re.Match[str]) -> str:
+    """A line nested deeper than markdown-it reads, at the deepest depth it reads."""
+    return match.group(1) if match.group(1) is not None else " " * MAX_INDENT
 
 
 def _trimmed(lines: list[str], span: tuple[int, int]) -> tuple[int, int]:
@@ -149,210 +177,6 @@ def with_paths(blocks: list[Block], above: tuple[tuple[int, str], ...] = ()) -> 
         found.append(block)
     return found
 
-
-@lru_cache(maxsize=4)
-def _parser(indented_code: bool, myst: bool = False) -> MarkdownIt:
-    from markdown_it import MarkdownIt
-    from mdit_py_plugins.attrs import attrs_block_plugin, attrs_plugin
-    from mdit_py_plugins.deflist import deflist_plugin
-    from mdit_py_plugins.footnote import footnote_plugin
-    from mdit_py_plugins.front_matter import front_matter_plugin
-    from mdit_py_plugins.myst_blocks import myst_block_plugin
-
-    # CommonMark's preset stops reading at 20 levels of nesting and drops what is deeper
-    # without a word; 100 (markdown-it's own default) keeps any real page whole.
-    md = MarkdownIt("commonmark", {"html": True, "maxNesting": 100}).enable("table")
-    md.use(front_matter_plugin).use(attrs_plugin).use(attrs_block_plugin)
-    md.use(deflist_plugin)
-    # A footnote's mark (`[^1]`) is no text, also where its definition is out of sight (a
-    # directive's body is parsed on its own); the definition is read where it is written,
-    # under its own heading, not moved to the page's end.
-    md.use(footnote_plugin, move_to_end=False, always_match_refs=True)
-    # MyST (Sphinx's Markdown) writes a role as {class}`~x.Y`, read as reST's is
-    # (sphinx_names.py), and a directive as a fence of backticks or colons named in
-    # braces: :::{note}.
-    md.inline.ruler.before("backticks", "myst_role", _myst_role)
-    md.inline.ruler.after("link", "unresolved_reference", _unresolved_reference)
-    md.block.ruler.before(
-        "fence",
-        "colon_fence",
-        _myst_colon_fence,
-        {"alt": ["paragraph", "reference", "blockquote", "list"]},
-    )
-    md.block.ruler.before(
-        "fence",
-        "admonition",
-        _admonition_block,
-        {"alt": ["paragraph", "reference", "blockquote", "list"]},
-    )
-    md.block.ruler.before(
-        "fence", "slash_block", _slash_block, {"alt": ["paragraph", "reference", "blockquote"]}
-    )
-    md.block.ruler.before(
-        "fence", "content_tab", _content_tab, {"alt": ["paragraph", "reference", "blockquote"]}
-    )
-    if myst:  # comments, block breaks and targets, read as nothing
-        md.use(myst_block_plugin)
-    if not indented_code:
-        md.disable("code")
-    return md
-
-
-def _myst_role(state: StateInline, silent: bool) -> bool:
-    """mdit-py-plugins' MyST role rule, tried only where a role starts: it copies the rest
-    of the paragraph at each position it is tried, which a long paragraph would pay for
-    at every `{`."""
-    from mdit_py_plugins.myst_role.index import myst_role
-
-    if state.src[state.pos] != "{" or not MYST_ROLE_START.match(state.src, state.pos):
-        return False
-    return bool(myst_role(state, silent))
-
-
-def _unresolved_reference(state: StateInline, silent: bool) -> bool:
-    """A full or collapsed reference link whose definition is not in the page
-    (`[`complex`][]`, `[text][pydantic.main.BaseModel]`: mkdocs-autorefs resolves them from
-    API pages the sources do not hold) reads as its text. CommonMark leaves it as written;
-    tried after the link rule, so a defined reference is a link. Read here, on the source,
-    so that a code span's brackets (`grid[0][1]`) are never taken for one."""
-    start = state.pos
-    if state.src[start] != "[":
-        return False
-    label_end = state.md.helpers.parseLinkLabel(state, start, True)
-    after = label_end + 1
-    if label_end < 0 or after >= state.posMax or state.src[after] != "[":
-        return False
-    reference_end = state.src.find("]", after + 1, state.posMax)
-    if reference_end < 0 or "[" in state.src[after + 1 : reference_end]:
-        return False
-    if not silent:
-        old_max = state.posMax
-        state.pos, state.posMax = start + 1, label_end
-        state.md.inline.tokenize(state)
-        state.posMax = old_max
-    state.pos = reference_end + 1
-    return True
-
-
-def _myst_colon_fence(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-    """mdit-py-plugins' colon fence, only for a MyST directive (`:::{note}`): mkdocstrings'
-    `::: httpx.Client` is an API reference line, not a fence to the end of the page."""
-    from mdit_py_plugins.colon_fence import _rule
-
-    first = state.bMarks[start] + state.tShift[start]
-    if state.src[first : first + 1] != ":" or not MYST_COLON_OPEN.match(state.src, first):
-        return False
-    return bool(_rule(state, start, end, silent))
-
-
-def _content_tab(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-    """A content tab: `=== "Title"` and the lines indented under it, read as blocks in
-    place (tabs hold alternatives of one content: `pip` and `uv` install lines)."""
-    if state.is_code_block(start):
-        return False
-    opening = TAB_OPEN.match(_line(state, start))
-    if opening is None:
-        return False
-    if not silent:
-        _indented_block(state, start, end, "content_tab", {"title": opening.group(1)})
-    return True
-
-
-def _admonition_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-    """An MkDocs admonition: `!!! note "Title"` and the lines indented under it. As in
-    Python-Markdown, blank lines do not end it (a code example in it has two between its
-    imports and its class), the first line indented less does; mdit-py-plugins' admon
-    plugin ended it at two blank lines and read the rest as an indented code block."""
-    if state.is_code_block(start):
-        return False
-    opening = ADMONITION_OPEN.match(_line(state, start))
-    if opening is None:
-        return False
-    if not silent:
-        # No title given reads as the kind's name; `""` is none at all.
-        meta = {"tag": opening.group(1).lower()}
-        _indented_block(state, start, end, "admonition", meta, opening.group(2) or "")
-    return True
-
-
-def _line(state: StateBlock, line: int) -> str:
-    return state.src[state.bMarks[line] + state.tShift[line] : state.eMarks[line]]
-
-
-def _indented_block(
-    state: StateBlock, start: int, end: int, name: str, meta: dict[str, str], title: str = ""
-) -> None:
-    """Line `start` opens a `name` block of the lines indented under it, blank lines
-    included: its tokens (`name`_open, a title paragraph when `title`, the blocks, the
-    close), and the state moved past it."""
-    indent = state.sCount[start] + 4
-    line = start + 1
-    while line < end and (state.isEmpty(line) or state.sCount[line] >= indent):
-        line += 1
-    while line > start + 1 and state.isEmpty(line - 1):
-        line -= 1  # trailing blank lines belong to what follows
-    old_indent, old_parent, old_max = state.blkIndent, state.parentType, state.lineMax
-    state.blkIndent = indent
-    state.parentType = name
-    state.lineMax = line
-    token = state.push(f"{name}_open", "div", 1)
-    token.meta = meta
-    token.map = [start, line]
-    token.block = True
-    if title:
-        state.push(f"{name}_title_open", "p", 1)
-        inline = state.push("inline", "", 0)
-        inline.content = title
-        inline.map = [start, start + 1]
-        inline.children = []
-        state.push(f"{name}_title_close", "p", -1)
-    state.md.block.tokenize(state, start + 1, line)
-    state.push(f"{name}_close", "div", -1).block = True
-    state.blkIndent, state.parentType, state.lineMax = old_indent, old_parent, old_max
-    state.line = line
-
-
-def _slash_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-    """A pymdownx block, `/// name | title` to a line of the same slashes; blocks of the
-    same name nest, as do blocks with more slashes (`//// tab`) inside."""
-    if state.is_code_block(start):
-        return False
-    first = _line(state, start)
-    opening = SLASH_OPEN.match(first)
-    if opening is None:
-        return False
-    if silent:
-        return True
-    marker = opening.group(1)
-    line, depth, closed = start + 1, 0, False
-    while line < end:
-        if state.sCount[line] < state.blkIndent and not state.isEmpty(line):
-            break  # less indented than the block: the list or quote holding it ended
-        text = _line(state, line).rstrip()
-        if text == marker:
-            if depth == 0:
-                closed = True
-                break
-            depth -= 1
-        elif (inner := SLASH_OPEN.match(text)) and inner.group(1) == marker:
-            depth += 1
-        line += 1
-    body = start + 1
-    while body < line and SLASH_OPTION.match(state.getLines(body, body + 1, 0, False)):
-        body += 1
-    old_parent, old_max = state.parentType, state.lineMax
-    state.parentType = "slash_block"
-    state.lineMax = line
-    token = state.push("slash_block_open", "div", 1)
-    token.info = opening.group(2).lower()
-    token.meta = {"title": opening.group(3) or ""}
-    token.map = [start, line]
-    token.block = True
-    state.md.block.tokenize(state, body, line)
-    state.push("slash_block_close", "div", -1).block = True
-    state.parentType, state.lineMax = old_parent, old_max
-    state.line = line + 1 if closed else line
-    return True
 
 
 class _Node:
@@ -388,9 +212,18 @@ def _tree(tokens: list[Token]) -> list[_Node]:
 class _Reader:
     """The block tree's nodes into blocks."""
 
-    def __init__(self, lines: bool = False, myst: bool = False, rest: ReadRest | None = None):
-        self.metadata: dict[str, str] = {}
+    def __init__(
+        self,
+        lines: bool = False,
+        myst: bool = False,
+        rest: ReadRest | None = None,
+        mdx_page: bool = False,
+    ):
+        self.metadata: Metadata = {}
+        self.front: FrontMatter | None = None
+        self.front_lines: list[int] | None = None
         self.myst = myst  # a directive's body is read as its page is
+        self.mdx = mdx_page
         self.rest = rest
         # With `lines`, each block's first and last line (1-based) from its token's map,
         # by the block's id; the block is held too, so that no other takes its id.
@@ -422,7 +255,7 @@ class _Reader:
         """The blocks of a directive's body, parsed on its own."""
         self.nested += 1
         try:
-            return self.blocks(_tree(_parser(True, self.myst).parse(text)), depth)
+            return self.blocks(_tree(parser(True, self.myst, self.mdx).parse(text)), depth)
         finally:
             self.nested -= 1
 
@@ -469,11 +302,64 @@ class _Reader:
 
             return html_blocks(node.content)
         if kind == "front_matter":
-            self.metadata.update(_front_matter(node.content))
+            if self.front is None:
+                self.front = read_front_matter(node.content, node.info)
+                self.front_lines = node.map
+                self.metadata.update(self.front.metadata)
             return []
+        if kind == "container":  # `:::tip[Title]` (Docusaurus, Nextra, Starlight)
+            title = _text(str(node.meta.get("title", "")))
+            return _admonition(str(node.meta["kind"]), title, self.blocks(node.children, depth))
+        if kind == "jsx":
+            return self.jsx(node, depth)
+        if kind.startswith("shortcode"):
+            return self.shortcode(node, depth)
         if kind in ("hr", "attrs_block", "myst_line_comment", "myst_block_break", "myst_target"):
             return []
         return self.blocks(node.children, depth)  # a container of blocks
+
+    def with_front_matter(self, blocks: list[Block]) -> list[Block]:
+        """The page's blocks after its front matter's title and description; a page of
+        only a title reads as that title. A page that opens with a title of its own shows
+        that one (as Docusaurus does): the front matter's, if another, is kept as
+        metadata."""
+        front = self.front
+        if front is None or not (front.title or front.description):
+            return blocks
+        found: list[Block] = []
+        first = blocks[0] if blocks else None
+        opens = isinstance(first, Heading) and first.level == 1
+        if (
+            isinstance(first, Heading)
+            and opens
+            and front.title
+            and front.title.lower() != first.title.lower()
+        ):
+            self.metadata["title"] = front.title
+        elif front.title and not opens:
+            texts = front.description or any(not isinstance(b, Heading) for b in blocks)
+            found.append(Heading(1, front.title, ()) if texts else Paragraph(front.title))
+        if front.description:
+            found.append(Paragraph(front.description))
+        self.mark(found, self.front_lines)
+        return [*blocks[:1], *found, *blocks[1:]] if opens else [*found, *blocks]
+
+    def jsx(self, node: _Node, depth: int) -> list[Block]:
+        """A JSX element, as mdx.element_blocks reads it."""
+        if node.nesting == 0:  # the element as written, read on its own
+            inner = self.parsed(node.content, depth) if node.content.strip() else []
+            return mdx.element_blocks(node.meta["element"], inner)
+        children = node.children
+        summary = ""
+        if children and children[0].type == "html_block":
+            summary = mdx.summary_of(children[0].content)
+            children = children[1:] if summary else children
+        return mdx.element_blocks(node.meta["element"], self.blocks(children, depth), summary)
+
+    def shortcode(self, node: _Node, depth: int) -> list[Block]:
+        """A Hugo shortcode, as hugo.call_blocks reads it."""
+        inner = self.blocks(node.children, depth) if node.nesting == 1 else []
+        return hugo.call_blocks(node.token.type, node.meta["call"], node.content, inner)
 
     def myst_directive(
         self, name: str, argument: str, content: str, depth: int
@@ -654,7 +540,12 @@ def _render_inline(tokens: list[Token], parts: list[str]) -> None:
             parts.append(code_span(token.content))
         elif kind == "myst_role":
             shown = role_text(token.meta["name"], token.content)
-            parts.append(code_span(shown.text) if shown.code else shown.text)
+            title = _link_title.get()
+            if shown.target and title is not None:  # an untitled {doc} or {ref}
+                is_doc = token.meta["name"].lower().endswith("doc")
+                parts.append(title(is_doc, shown.target) or shown.text)
+            else:
+                parts.append(code_span(shown.text) if shown.code else shown.text)
         elif kind == "footnote_ref" and parts:  # no text, and no gap left: "see [^1]."
             parts[-1] = parts[-1].rstrip(" ")
         elif kind in ("softbreak", "hardbreak"):
@@ -671,7 +562,7 @@ def _text(source: str) -> str:
     if not source.strip():
         return ""
     parts: list[str] = []
-    for token in _parser(False).parseInline(source):
+    for token in parser(False).parseInline(source):
         if token.type == "inline":
             _render_inline(token.children or [], parts)
     return " ".join("".join(parts).split())
@@ -738,22 +629,9 @@ def _table(node: _Node) -> Table:
     return Table(header, tuple(rows))
 
 
-def _front_matter(source: str) -> dict[str, str]:
-    """Front matter's scalar fields as text; a header that is not YAML is left out."""
-    import yaml
-
-    try:
-        data = yaml.safe_load(source)
-    except yaml.YAMLError:
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {str(k): str(v) for k, v in data.items() if isinstance(v, str | int | float)}
-
-
 def tokens_of(text: str) -> list[Token]:
     """The token stream (for tests and debugging)."""
-    return _parser(True).parse(text)
+    return parser(True).parse(text)
 
 
 class HeadingPath:
@@ -782,7 +660,7 @@ def iter_markdown_blocks(pieces: Iterable[str]) -> Iterator[Block]:
     carried = ""
     for piece in pieces:
         text = carried + piece
-        nodes = _tree(_parser(True).parse(text))
+        nodes = _tree(parser(True).parse(text))
         last = nodes[-1].map[0] if nodes and nodes[-1].map else None
         if len(text) > MAX_CARRIED:  # one block as long as this: read as it stands
             yield from paths.place(reader.blocks(nodes))
@@ -794,5 +672,5 @@ def iter_markdown_blocks(pieces: Iterable[str]) -> Iterator[Block]:
         yield from paths.place(reader.blocks(nodes[:-1]))
         carried = "\n".join(text.split("\n")[last:])
     if carried.strip():
-        nodes = _tree(_parser(True).parse(carried))
+        nodes = _tree(parser(True).parse(carried))
         yield from paths.place(reader.blocks(nodes))

@@ -75,8 +75,9 @@ Block = Heading | Paragraph | ListItem | CodeBlock | Table | Admonition
 @dataclass
 class Document:
     blocks: list[Block]
-    # Front matter (Markdown's YAML header, reST's docinfo): title, description, ...
-    metadata: dict[str, str] = field(default_factory=dict)
+    # What the page says of itself in its front matter (blocks/front_matter.py): tags,
+    # author, date, ...; keys lower-case, values a string or a list of strings.
+    metadata: dict[str, str | list[str]] = field(default_factory=dict)
     # Each block's lines in the file (id of the block: first and last, 1-based), for
     # `lines N–M` citations of a section or of a chunk cut from one; empty when unknown.
     block_lines: dict[int, tuple[int, int]] = field(default_factory=dict)

@@ -59,6 +59,7 @@ def _formats() -> dict[str, Format]:
         ".text": Format("txt", "text:load_text"),
         ".md": Format("md", "text:load_text"),
         ".markdown": Format("md", "text:load_text"),
+        ".mdx": Format("mdx", "text:load_text"),
         ".rst": Format("rst", "text:load_text"),
         ".rest": Format("rst", "text:load_text"),
         ".html": Format("html", "markup:load_html"),
@@ -156,7 +157,22 @@ FORMATS = _formats()
 # docx 2, pptx 2, PDF 3: the document's properties (title, author, keywords, dates …) are
 #   stored with every chunk, for `--meta` filters; a Word or PDF title the text does not
 #   say opens its first chunk.
-READINGS = {"md": 11, "rst": 15, "html": 5, "ipynb": 3, "epub": 4, "pdf": 3, "docx": 2, "pptx": 2}
+# Markdown 12: front matter's title and description are the page's text, its other keys
+#   the file's metadata (YAML, TOML and JSON); Docusaurus, Nextra and Starlight admonitions
+#   (`:::tip[Title]`), MDX's ESM, JSX and expressions, Hugo's shortcodes; a MyST `{doc}`
+#   reads as the page's title; a list nested deeper than markdown-it reads is read at that
+#   depth, not dropped. MDX (`.mdx`) is read from its first version so.
+READINGS = {
+    "md": 12,
+    "mdx": 1,
+    "rst": 15,
+    "html": 5,
+    "ipynb": 3,
+    "epub": 4,
+    "pdf": 3,
+    "docx": 2,
+    "pptx": 2,
+}
 
 
 def reading_of(file_type: str) -> int:

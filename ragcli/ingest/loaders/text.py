@@ -1,6 +1,8 @@
-"""Plain text, Markdown and reStructuredText. Markdown and reST are read into blocks by the
-parser made for each (ragcli/blocks/) and cut into one section per heading, each holding
-its blocks and their normalised Markdown; plain text is one section.
+"""Plain text, Markdown (MDX too) and reStructuredText. Markdown and reST are read into
+blocks by the parser made for each (ragcli/blocks/) and cut into one section per heading,
+each holding its blocks and their normalised Markdown; plain text is one section. A
+Markdown page's front matter keys other than its title and description are the file's
+metadata.
 
 reST is recognised by its suffix (.rst, .rest); a .txt file is plain text, whatever it
 holds (docs/ingest.md, "File formats")."""
@@ -23,10 +25,14 @@ SECTION_CHARS = 1 << 20
 
 def load_text(path: Path, file_type: str) -> LoadedFile:
     text, notes = read_text(path)
-    if file_type == "rst":  # its `:doc:` links name pages by their path from this file
+    # reST's `:doc:` links, and MyST's `{doc}`, name pages by their path from this file.
+    if file_type == "rst":
         return LoadedFile(file_type, rst_sections(text, str(path)), notes=notes)
-    split = {"txt": _text_sections, "md": markdown_sections}[file_type]
-    return LoadedFile(file_type, split(text), notes=notes)
+    if file_type in ("md", "mdx"):
+        document = markdown_document(text, str(path), mdx_page=file_type == "mdx" or None)
+        sections = _cited_by_lines(document)
+        return LoadedFile(file_type, sections, notes=notes, metadata=dict(document.metadata))
+    return LoadedFile(file_type, _text_sections(text), notes=notes)
 
 
 def _text_sections(text: str) -> list[Section]:
@@ -34,10 +40,25 @@ def _text_sections(text: str) -> list[Section]:
 
 
 def markdown_sections(text: str) -> list[Section]:
-    from ragcli.blocks.markdown import read_markdown
-    from ragcli.blocks.rst import embedded_rest
+    return _cited_by_lines(markdown_document(text))
 
-    return _cited_by_lines(read_markdown(text, lines=True, rest=embedded_rest))
+
+def markdown_document(text: str, source: str = "", mdx_page: bool | None = None) -> Document:
+    """A Markdown (or MDX) page's blocks, each with its lines; `source`, the file it was
+    read from, places the pages its MyST `{doc}` links name."""
+    from ragcli.blocks.markdown import read_markdown
+    from ragcli.blocks.rst import embedded_rest, linked_title
+
+    def title(is_doc: bool, target: str) -> str:
+        return linked_title(is_doc, target, source)
+
+    return read_markdown(
+        text,
+        lines=True,
+        rest=embedded_rest,
+        mdx_page=mdx_page,
+        link_title=title if source else None,
+    )
 
 
 def rst_sections(text: str, source: str = "") -> list[Section]:
