@@ -94,3 +94,20 @@ def test_walk_survives_a_symlink_loop(tmp_path):
     (tmp_path / "a" / "doc.md").write_text("x")
     (tmp_path / "a" / "loop").symlink_to(tmp_path / "a")
     assert [p.name for p in walk(tmp_path)] == ["doc.md"]
+
+
+def test_mostly_utf8_with_a_bad_byte_reads_as_utf8_with_a_note(tmp_path):
+    """A UTF-8 page with one stray byte is UTF-8 with that byte replaced, said in a note;
+    never decoded as UTF-16 into garbage (issue 66)."""
+    from ragcli.ingest.loaders import load
+
+    page = tmp_path / "damaged.md"
+    page.write_bytes("# Café\n\nNaïve résumé, déjà vu ".encode() + b"\xff" + b" here.\n")
+    loaded = load(page)
+    assert "Naïve résumé, déjà vu \ufffd here." in loaded.sections[0].text
+    assert loaded.notes == ["not valid UTF-8: 1 byte read as \ufffd"]
+    ascii_with_junk = tmp_path / "junk.md"
+    ascii_with_junk.write_bytes(b"# Notes\n\nPlain text with bytes \xff\xfe\xfd in it.\n" * 3)
+    loaded = load(ascii_with_junk)
+    assert loaded.sections[0].text.startswith("# Notes\n\nPlain text with bytes")
+    assert loaded.notes and "UTF-16" not in loaded.notes[0]

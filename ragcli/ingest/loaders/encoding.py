@@ -1,6 +1,7 @@
 """Which encoding a text file is in: UTF-8 (with or without BOM) and UTF-16/32 by their
 marks, anything else by charset-normalizer, so a Windows-1252 note or a CSV saved by
-Japanese Excel (cp932) is read as its author wrote it, never as mojibake."""
+Japanese Excel (cp932) is read as its author wrote it, never as mojibake. A UTF-8 file with
+a few invalid bytes is read as UTF-8, those bytes replaced and said so in a note."""
 
 from __future__ import annotations
 
@@ -28,7 +29,9 @@ NAMES = {
     "latin-1": "Latin-1",
 }
 # Encodings in which a byte may be part of a character: charset-normalizer's choice of one
-# of these is trusted over the Windows-1252 default below.
+# of these is trusted over the Windows-1252 default below. Not UTF-16 or UTF-32: without a
+# byte-order mark, and without the NUL bytes their Latin text is half made of (a file with
+# those is refused as binary first), they are a guess that turns text into CJK garbage.
 MULTI_BYTE = (
     "cp932",
     "shift_jis",
@@ -41,8 +44,8 @@ MULTI_BYTE = (
     "cp949",
     "johab",
     "cp950",
-    "utf",
 )
+NEVER_GUESSED = ("utf_16", "utf_32", "utf-16", "utf-32")
 SAMPLE = 1 << 20  # bytes charset-normalizer looks at
 
 
@@ -97,7 +100,7 @@ def detect(data: bytes) -> str:
     for western in ("cp1252", "latin-1"):
         if _plausibly_western(data[:SAMPLE], western):
             return western
-    if best is not None:
+    if best is not None and not best.encoding.startswith(NEVER_GUESSED):
         return str(best.encoding)
     return "latin-1"  # decodes any bytes
 
@@ -119,8 +122,25 @@ def decode(data: bytes) -> tuple[str, list[str]]:
         return data.decode("utf-8"), []
     except UnicodeDecodeError:
         pass
+    damaged = _mostly_utf8(data)
+    if damaged is not None:
+        return damaged
     encoding = detect(data)
     return data.decode(encoding, errors="replace"), note_for(encoding)
+
+
+def _mostly_utf8(data: bytes) -> tuple[str, list[str]] | None:
+    """UTF-8 with some bytes that are not (a file damaged, or one stray Latin-1 byte in a
+    UTF-8 page): its valid multi-byte characters outnumber its invalid bytes. Read as
+    UTF-8, each invalid byte a replacement character, and said so; None for another
+    encoding (no multi-byte character of UTF-8 at all, or more invalid bytes than them)."""
+    text = data.decode("utf-8", errors="replace")
+    invalid = text.count("\ufffd") - data.count("\ufffd".encode())
+    valid = sum(1 for char in text if ord(char) > 127 and char != "\ufffd")
+    if invalid <= 0 or valid <= invalid:
+        return None
+    plural = "s" if invalid > 1 else ""
+    return text, [f"not valid UTF-8: {invalid} byte{plural} read as \ufffd"]
 
 
 def read_text(path: Path) -> tuple[str, list[str]]:
