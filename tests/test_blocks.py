@@ -20,8 +20,10 @@ from ragcli.blocks.model import (
     flat,
 )
 from ragcli.blocks.render import render
+from tests.support.fidelity import shared_eval
 
-DOCS = Path(__file__).resolve().parents[2] / "shared" / "eval" / "docs"
+# ../shared/eval/docs beside the checkout (or a git worktree's ancestor).
+DOCS = (shared_eval() or Path("shared-eval-not-found")) / "docs"
 
 
 def kinds(blocks):
@@ -203,7 +205,9 @@ def test_normalised_markdown_reads_back_into_the_same_blocks():
 @pytest.mark.slow
 @pytest.mark.skipif(not DOCS.is_dir(), reason="the shared documentation sets are not here")
 def test_every_page_of_the_documentation_sets_reads_back_from_its_rendering():
-    for path in sorted(DOCS.rglob("*.md")):
+    pages = sorted(DOCS.rglob("*.md"))
+    assert len(pages) > 250, f"the four documentation sets (289 pages) should be in {DOCS}"
+    for path in pages:
         blocks = read_markdown(path.read_text(encoding="utf-8")).blocks
         again = read_markdown(render(blocks), indented_code=False).blocks
         assert one_line(again) == one_line(blocks), path

@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from tests.support.embedders import counting_ingestor
+from tests.support.fidelity import shared_eval
 from tests.support.storecheck import cli_env, ragcli
 
-SCIFACT = Path("/work/shared/eval/scifact/corpus.jsonl.gz")
+# ../shared/eval beside the checkout (or a worktree's ancestor), never a machine's path.
+SCIFACT = (shared_eval() or Path("shared-eval-not-found")) / "scifact" / "corpus.jsonl.gz"
 FILES = 300  # some 500 chunks: the stop after 40 files leaves seconds of embedding to do
 # Smaller write batches than the default (1024 chunks), so the first files are stored
 # within seconds and the stop lands between writes with many files to go.

@@ -1,5 +1,6 @@
-"""Raw markup left in an answer (scripts/howto_benchmark.py): source syntax of reST,
-MkDocs, mdBook or HTML that a reader should see rendered, not as written.
+"""Raw markup left in an answer (scripts/howto_benchmark.py) or a chunk
+(scripts/reading_fidelity.py): source syntax of reST, MkDocs, mdBook, HTML, MDX,
+Docusaurus or Hugo that a reader should see rendered, not as written.
 
 Each kind is a regular expression over the answer text. They are written to catch the
 syntax, not ordinary code: Rust generics (`Vec<T>`, `Box<dyn Error>`) are not HTML, a
@@ -70,6 +71,23 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     ),
     # {{ pydantic_settings }}, {% if sponsors %}: a site's template, not its text
     "template": re.compile(r"\{\{\s*[A-Za-z_][\w.]*\s*\}\}|\{%-?\s.*?%\}"),
+    # MDX's ESM: import Tabs from '@theme/Tabs'; export const x = ...
+    "esm": re.compile(
+        r"(?m)^[ \t]*(?:import\s+[\w*{}\s,$]+\s+from\s+['\"][^'\"\n]+['\"]"
+        r"|export\s+(?:const|default|function|let)\b)"
+    ),
+    # A JSX element: <Tabs>, <TabItem value="npm">, </Callout>, <DocCardList /> (a
+    # capitalised name of two letters or more, not after a word: `Option<String>` is Rust)
+    "jsx": re.compile(
+        r"(?<![\w:.<])</?[A-Z][a-z]\w*(?:\.[A-Za-z]\w*)*"
+        r"(?:\s+[\w-]+(?:=(?:\"[^\"]*\"|'[^']*'|\{[^{}]*\}))?)*\s*/?>"
+    ),
+    # an MDX expression's comment, {/* ... */}
+    "mdx-expression": re.compile(r"\{/\*.*?\*/\}"),
+    # Docusaurus, Nextra, Starlight admonitions: :::tip[Title], :::info, and the closing :::
+    "directive": re.compile(r"(?m)^[ \t]*:::(?:[a-z]+\b|[ \t]*$)"),
+    # Hugo's shortcodes: {{< highlight go >}}, {{% notice %}}, {{< /tab >}}
+    "shortcode": re.compile(r"\{\{[<%]-?\s*/?[A-Za-z][\w./-]*"),
 }
 
 
@@ -87,7 +105,7 @@ def raw_markup(text: str) -> list[str]:
 
 # Kinds not looked for in a code span either: "a `<form>` tag" writes HTML as the
 # example it is, and `[^a-z]` a regular expression's character class.
-EXAMPLES_IN_SPANS = ("html", "footnote")
+EXAMPLES_IN_SPANS = ("html", "footnote", "jsx", "shortcode", "mdx-expression")
 CODE_SPAN = re.compile(r"(?<!`)`[^`\n]+`(?!`)")
 
 
