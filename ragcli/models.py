@@ -383,6 +383,9 @@ class PriorTurn(BaseModel):
     question: str  # as asked
     standalone: str  # what retrieval searched for
     answer: str = ""
+    # The heading paths of the sections its answer came from (its first sources): the
+    # words of the question they are titled with were its focus (llm/followup.py).
+    sections: list[str] = Field(default_factory=list)
 
 
 class Standalone(BaseModel):

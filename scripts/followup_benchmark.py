@@ -17,7 +17,8 @@ each kind held out): `--part train` (the default) or `--part test`, the held-out
 read once per change that lands.
 
     .venv/bin/python scripts/followup_benchmark.py [--part train|test|all] [--alone]
-        [--stores DIR] [--show] [--json] [--setting KEY=VALUE]
+        [--kind own|none|pronoun] [--stores DIR] [--show] [--json] [--setting KEY=VALUE]
+        [--without-sections]
 
 `--stores DIR` keeps each corpus's store in DIR/NAME between runs (made again when the
 reading code changed: ragcli/evaluation/kept_stores.py). Progress goes to stderr.
@@ -64,14 +65,17 @@ def open_corpus(name: str, store: Path, given: dict[str, str]):
     return settings, service.Resources(settings)
 
 
-def measure(follow_up: FollowUp, settings, resources, alone: bool) -> dict[str, Any]:
+def measure(
+    follow_up: FollowUp, settings, resources, alone: bool, sections: bool = True
+) -> dict[str, Any]:
     from ragcli import service
     from ragcli.evaluation.followups import score
 
     root = corpus_root(follow_up.corpus)
     conversation = service.new_conversation()
     first = service.ask(settings, follow_up.first, resources=resources, conversation=conversation)
-    conversation.turns.append(service.prior_turn(first))
+    turn = service.prior_turn(first)
+    conversation.turns.append(turn if sections else turn.model_copy(update={"sections": []}))
     second = service.ask(
         settings, follow_up.question, resources=resources, conversation=conversation
     )
@@ -151,10 +155,16 @@ def render(report: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--part", choices=("train", "test", "all"), default="train")
+    parser.add_argument("--kind", choices=KINDS, help="only the follow-ups of this kind")
     parser.add_argument("--alone", action="store_true", help="also ask each follow-up alone")
     parser.add_argument("--stores", type=Path, metavar="DIR", help="keep stores in DIR/NAME")
-    parser.add_argument("--show", action="store_true", help="print each turn's outcome")
+    parser.add_argument("--show", action="store_true", help="each turn's outcome, on stderr")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "--without-sections",
+        action="store_true",
+        help="turns without their sources' sections, as a client's conversation comes",
+    )
     parser.add_argument(
         "--setting", action="append", default=[], metavar="KEY=VALUE", help="a setting"
     )
@@ -165,7 +175,7 @@ def main() -> None:
     chosen = [
         (f, parts[f.key][1])
         for f in follow_ups
-        if args.part == "all" or parts[f.key][0] == args.part
+        if (args.part == "all" or parts[f.key][0] == args.part) and args.kind in (None, f.kind)
     ]
     outcomes: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as work:
@@ -175,15 +185,20 @@ def main() -> None:
             mine = [(f, fold) for f, fold in chosen if f.corpus == corpus]
             for number, (follow_up, fold) in enumerate(mine, 1):
                 progress(f"{corpus}: conversation {number}/{len(mine)}")
-                outcome = measure(follow_up, settings, resources, args.alone) | {"fold": fold}
+                outcome = measure(
+                    follow_up, settings, resources, args.alone, not args.without_sections
+                ) | {"fold": fold}
                 outcomes.append(outcome)
                 if args.show:
                     turn = outcome["turn"]
                     marks = ("S" if turn["section"] else "·") + ("V" if turn["value"] else "·")
-                    print(f"\n{marks} [{follow_up.kind}] {follow_up.first} → {follow_up.question}")
-                    print(f"    searched as: {turn['searched']}\n    ({turn['reason']})")
-                    print(f"    top: {'; '.join(turn['top'])}")
-                    print(f"    answer: {' '.join(outcome['answer'].split())[:300]}", flush=True)
+                    shown = (
+                        f"\n{marks} [{follow_up.kind}] {follow_up.first} → {follow_up.question}\n"
+                        f"    searched as: {turn['searched']}\n    ({turn['reason']})\n"
+                        f"    top: {'; '.join(turn['top'])}\n"
+                        f"    answer: {' '.join(outcome['answer'].split())[:300]}"
+                    )
+                    print(shown, file=sys.stderr, flush=True)
     report: dict[str, Any] = {
         "part": args.part,
         "conversations": len(outcomes),

@@ -1,11 +1,29 @@
-"""Follow-ups made standalone offline (the extractive backend): a question that refers
-back ("how do I restore it?") or names no topic of its own ("and for Business?") takes the
-topic words of the turns before it, so retrieval searches for what the user means."""
+"""Follow-ups made standalone offline (the extractive backend, and the openai backend when
+the model's reply is unusable).
+
+A follow-up that stands alone is searched as asked. One that leans on the conversation
+takes words of the latest turn that has a topic, and which words depends on what the
+follow-up does, read from its own words:
+- it names a focus of its own ("what about add-ons?", "and for numbers?", "SOCKS too?"):
+  it keeps the context the previous question set (the names it used and what it said
+  of its focus) and drops the focus it replaces. A name replaces the previous names
+  instead ("how much is Business? and Team?" keeps "how much");
+- it names none ("how often?", "since when?"): it asks about the previous focus again;
+- it refers back with a pronoun ("can I turn it off?"): the pronoun stands for the
+  previous focus; both keep everything the previous question named.
+
+What the previous question's focus was comes from what its answer was found under: its
+words that title the sections its sources came from ("How long do I have to get a refund
+on an annual plan?" found "Annual plans": the focus is annual plan, refund stays). When no
+section names any of them (or the turn carries no sources, as a conversation sent by a
+client does), every word but the names is the focus."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from ragcli.llm.subject import CODE_TOKEN
 from ragcli.llm.text import WORD
 from ragcli.models import PriorTurn, Standalone
 from ragcli.terms import terms
@@ -16,19 +34,24 @@ ANAPHORS = frozenset(
     "it its they them their theirs this that these those there he she him her one ones "
     "same former latter such".split()
 )
-# Openings that continue the previous question rather than start a new one.
+# Of those, the ones that are determiners when a topic word follows ("one seat", "that
+# plan"): then they point at nothing but the noun after them.
+DETERMINERS = frozenset("this that these those one".split())
+# Openings that continue the previous question rather than start a new one, and endings
+# that add to it ("… too?").
 CONTINUATION = re.compile(
     r"^\s*(and|also|but|or|so|then|what about|how about|what else|and what|and how|"
     r"same for|what if|is that|are they|does it|do they|can it|can they)\b",
     re.IGNORECASE,
 )
+ADDITION = re.compile(r"\b(too|as well|also)\W*$", re.IGNORECASE)
 # Question words and vague nouns that are no topic in themselves.
 FILLER = frozenset(
     "what which how many much else more one ones thing things kind sort way ways about "
     "there any other another again instead case happen happens mean means work works "
-    "long big old new take takes go goes include includes".split()
+    "long big old new take takes go goes include includes since".split()
 )
-# Most topic words carried into a follow-up from the latest turn that has a topic.
+# Most words carried into a follow-up from the latest turn that has a topic.
 MAX_CARRIED = 8
 # A question with this many topic words of its own stands alone even if it says "it".
 OWN_TOPIC_WORDS = 3
@@ -40,44 +63,127 @@ def topic_words(text: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if len(w) > 1 or w.isdigit()))
 
 
+def pronouns(question: str) -> list[str]:
+    """The words of `question` that point back, lower-cased; a determiner followed by a
+    topic word points at that word instead."""
+    words = WORD.findall(question)
+    found = []
+    for position, word in enumerate(words):
+        lowered = word.lower()
+        if lowered not in ANAPHORS:
+            continue
+        after = words[position + 1].lower() if position + 1 < len(words) else ""
+        if lowered in DETERMINERS and after and after not in STOPWORDS | FILLER | ANAPHORS:
+            continue
+        found.append(lowered)
+    return found
+
+
+def names(text: str) -> set[str]:
+    """The words of `text` that are names: shaped like code (`hide_input`, `httpx.Limits`),
+    or capitalized where a sentence does not capitalize (not its first word), or in
+    capitals (SOCKS, CLI)."""
+    words = WORD.findall(text)
+    return {
+        word
+        for position, word in enumerate(words)
+        if CODE_TOKEN.fullmatch(word)
+        or (len(word) > 1 and word.isupper())
+        or (position > 0 and word[:1].isupper())
+    }
+
+
+@dataclass(frozen=True)
+class Previous:
+    """The latest turn with a topic, as a follow-up reads it."""
+
+    topic: list[str]  # its topic words, in order
+    names: list[str]  # the names it used, but those of its focus
+    focus: list[str]  # what it asked about
+    said: list[str]  # what else it said of its focus ("how long … stay valid")
+    titled: bool  # its focus is the words its sources' sections are titled with
+
+    def words(self, *parts: list[str]) -> list[str]:
+        """The words of `parts`, in the order the question has them."""
+        chosen = {w for part in parts for w in part}
+        return [w for w in self.topic if w in chosen]
+
+
+def read_previous(turn: PriorTurn) -> Previous | None:
+    text = turn.standalone or turn.question
+    words = topic_words(text)
+    if not words:
+        return None
+    named = names(text)
+    titles = {t for section in turn.sections for t in terms(section.split(" > ")[-1])}
+    focus = [w for w in words if set(terms(w)) & titles]
+    titled = bool(focus)
+    if not titled:  # no section is titled with its words: all but the names are its focus
+        focus = [w for w in words if w not in named]
+    rest = [w for w in words if w not in focus]
+    return Previous(
+        topic=words,
+        names=[w for w in rest if w in named],
+        focus=focus,
+        said=[w for w in rest if w not in named],
+        titled=titled,
+    )
+
+
 def make_standalone(question: str, history: list[PriorTurn]) -> Standalone:
     if not history:
         return Standalone(question=question, reason="first question of the conversation")
     own = topic_words(question)
-    lowered = [w.lower() for w in WORD.findall(question)]
-    pointers = [w for w in lowered if w in ANAPHORS]
-    continues = CONTINUATION.match(question)
+    pointers = pronouns(question)
+    continues = CONTINUATION.match(question) or ADDITION.search(question)
     if len(own) >= OWN_TOPIC_WORDS and not continues:
         return Standalone(
             question=question, reason=f"has a topic of its own ({', '.join(own[:5])})"
         )
-    if not own:
-        why = "names no topic of its own"
-    elif pointers:
-        why = f'refers back ("{pointers[0]}")'
-    elif continues:
-        why = f'continues the previous question ("{continues.group(1).lower()}")'
-    else:
-        why = f"names too little of a topic ({', '.join(own)})"
     if not (pointers or continues or len(own) < 2):
         return Standalone(
             question=question, reason=f"has a topic of its own ({', '.join(own[:5])})"
         )
+    previous = next(
+        (found for turn in reversed(history) if (found := read_previous(turn)) is not None),
+        None,
+    )
+    if previous is None:
+        return Standalone(question=question, reason="earlier turns name no topic to carry")
     have = set(terms(question))
-    carried: list[str] = []
-    for turn in reversed(history):
-        for word in topic_words(turn.standalone or turn.question):
-            stems = set(terms(word))
-            if stems and not stems & have and word.lower() not in {c.lower() for c in carried}:
-                carried.append(word)
-                have |= stems
-        if carried:  # the latest turn with a topic: it already carries what it followed
-            break
-    carried = carried[:MAX_CARRIED]
+
+    def new(words: list[str]) -> list[str]:
+        """`words` the follow-up does not already say, at most MAX_CARRIED."""
+        return [w for w in words if not set(terms(w)) & have][:MAX_CARRIED]
+
+    focus = ", ".join(previous.focus) or "none"
+    if previous.titled:
+        focus += ": its answer's section is titled so"
+    if own and not pointers:
+        new_names = [w for w in own if w in names(question)]
+        if new_names and previous.names:
+            carried = new(previous.words(previous.focus, previous.said))
+            why = (
+                f"names its own focus ({', '.join(own)}) in place of "
+                f"{', '.join(previous.names)}: kept what the previous question asked"
+            )
+        else:
+            carried = new(previous.words(previous.names, previous.said))
+            why = (
+                f"names its own focus ({', '.join(own)}): kept the context, replaced the "
+                f"previous focus ({focus})"
+            )
+    else:
+        carried = new(previous.words(previous.names, previous.focus, previous.said))
+        why = (
+            f'"{pointers[0]}" refers to the previous focus ({focus})'
+            if pointers
+            else f"names no focus of its own: asks about the previous focus ({focus}) again"
+        )
     if not carried:
-        return Standalone(question=question, reason=f"{why}, but earlier turns name none")
+        return Standalone(question=question, reason=f"{why}; nothing else to carry")
     return Standalone(
         question=f"{question.rstrip()} ({' '.join(carried)})",
         rewritten=True,
-        reason=f"{why}: carried {', '.join(carried)} from earlier turns",
+        reason=f"{why}: carried {', '.join(carried)}",
     )

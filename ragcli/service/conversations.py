@@ -21,14 +21,27 @@ def new_conversation() -> Conversation:
     return Conversation(id=uuid.uuid4().hex[:12])
 
 
+# The sources whose sections tell what a turn asked about: the first few, as an answer
+# cites them first.
+SECTION_SOURCES = 3
+
+
 def prior_turn(result: AskResult) -> PriorTurn:
     from ragcli.models import PriorTurn
 
     turn = result.conversation
     asked = turn.asked if turn else result.query
     return PriorTurn(
-        question=asked, standalone=turn.standalone if turn else asked, answer=result.answer
+        question=asked,
+        standalone=turn.standalone if turn else asked,
+        answer=result.answer,
+        sections=sections([s.metadata.heading for s in result.sources]),
     )
+
+
+def sections(headings: list[str | None]) -> list[str]:
+    """The heading paths of the first SECTION_SOURCES sources that have one."""
+    return [h for h in headings[:SECTION_SOURCES] if h]
 
 
 def continue_conversation(settings: Settings, conversation_id: str | None) -> Conversation:
@@ -51,7 +64,12 @@ def continue_conversation(settings: Settings, conversation_id: str | None) -> Co
             )
         found = matches[0]
     turns = [
-        PriorTurn(question=t.question, standalone=t.standalone or t.question, answer=t.answer)
+        PriorTurn(
+            question=t.question,
+            standalone=t.standalone or t.question,
+            answer=t.answer,
+            sections=sections([(s.get("metadata") or {}).get("heading") for s in t.sources or []]),
+        )
         for t in traces.conversation(found)
     ]
     return Conversation(id=found, turns=turns)
