@@ -27,23 +27,25 @@ def test_own_focus_keeps_the_context_and_replaces_the_focus():
     # the context and the rest was the focus.
     made = make_standalone("And what about bots?", after("What is the minimum age to use GitHub?"))
     assert made.question == "And what about bots? (GitHub)"
-    assert "names its own focus (bots)" in made.reason
-    assert "replaced the previous focus (minimum, age)" in made.reason
-    assert made.reason.endswith("carried GitHub")
+    assert made.reason == (
+        "names its own focus (bots) in place of the previous one (minimum, age): carried GitHub"
+    )
 
 
 def test_the_previous_answers_section_tells_its_focus_from_its_context():
     history = after(REFUND, ["Driftwood Refund Policy > Annual plans"])
     made = make_standalone("What about add-ons?", history)
     assert made.question == "What about add-ons? (refund)"
-    assert "annual, plan: its answer's section is titled so" in made.reason
+    assert "in place of the previous one (annual, plan, as its answer's section is titled)" in (
+        made.reason
+    )
 
 
 def test_a_name_of_its_own_replaces_the_previous_name_and_keeps_what_was_asked():
     history = after("How much does the Business edition cost per user?", ["Editions at a glance"])
     made = make_standalone("And the Team edition?", history)
     assert made.question == "And the Team edition? (cost user)"
-    assert "in place of Business" in made.reason
+    assert "in place of Business, and asks what was asked: carried cost, user" in made.reason
     socks = make_standalone(
         "What about SOCKS?", after("How do I route httpx requests through an HTTP proxy?")
     )
@@ -55,7 +57,7 @@ def test_no_focus_and_pronouns_keep_the_previous_focus():
     for question in ("Since when?", "And how?", "Why?"):
         made = make_standalone(question, history)
         assert made.question == f"{question} (refund annual plan)"
-        assert "names no focus of its own" in made.reason
+        assert "names no focus of its own: asks again about the previous one" in made.reason
     made = make_standalone("Can I change it?", history)
     assert made.question == "Can I change it? (refund annual plan)"
     assert '"it" refers to the previous focus (annual, plan' in made.reason
@@ -84,7 +86,7 @@ def test_ask_continue_shows_what_it_carried_and_answers_the_new_focus(sample_sto
     data = json.loads(follow.output)
     conversation = data["conversation"]
     assert conversation["standalone"] == "What about add-ons? (refund)"
-    assert "replaced the previous focus (annual, plan" in conversation["reason"]
+    assert "in place of the previous one (annual, plan" in conversation["reason"]
     top = data["sources"][0]["metadata"]
     assert top["source_file"].endswith("refund_policy.md") and top["heading"].endswith("Add-ons")
     assert "same rules as the plan" in data["answer"]

@@ -158,27 +158,24 @@ def make_standalone(question: str, history: list[PriorTurn]) -> Standalone:
 
     focus = ", ".join(previous.focus) or "none"
     if previous.titled:
-        focus += ": its answer's section is titled so"
+        focus += ", as its answer's section is titled"
     if own and not pointers:
         new_names = [w for w in own if w in names(question)]
         if new_names and previous.names:
             carried = new(previous.words(previous.focus, previous.said))
             why = (
                 f"names its own focus ({', '.join(own)}) in place of "
-                f"{', '.join(previous.names)}: kept what the previous question asked"
+                f"{', '.join(previous.names)}, and asks what was asked"
             )
         else:
             carried = new(previous.words(previous.names, previous.said))
-            why = (
-                f"names its own focus ({', '.join(own)}): kept the context, replaced the "
-                f"previous focus ({focus})"
-            )
+            why = f"names its own focus ({', '.join(own)}) in place of the previous one ({focus})"
     else:
         carried = new(previous.words(previous.names, previous.focus, previous.said))
         why = (
             f'"{pointers[0]}" refers to the previous focus ({focus})'
             if pointers
-            else f"names no focus of its own: asks about the previous focus ({focus}) again"
+            else f"names no focus of its own: asks again about the previous one ({focus})"
         )
     if not carried:
         return Standalone(question=question, reason=f"{why}; nothing else to carry")
