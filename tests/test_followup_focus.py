@@ -58,6 +58,9 @@ def test_no_focus_and_pronouns_keep_the_previous_focus():
         made = make_standalone(question, history)
         assert made.question == f"{question} (refund annual plan)"
         assert "names no focus of its own: asks again about the previous one" in made.reason
+    often = make_standalone("How often?", history)
+    assert often.question == "How often? (refund annual plan)"
+    assert often.reason.startswith("asks its own question (often) of the previous focus")
     made = make_standalone("Can I change it?", history)
     assert made.question == "Can I change it? (refund annual plan)"
     assert '"it" refers to the previous focus (annual, plan' in made.reason
@@ -67,6 +70,11 @@ def test_what_makes_a_follow_up_name_its_own_focus():
     history = after("What is the minimum age to use GitHub?")
     # "X too?" adds to the previous question as "what about X" does.
     assert make_standalone("Bots too?", history).question == "Bots too? (GitHub)"
+    # A word of its own without "and", "what about" or "too" asks of the previous focus.
+    socks = "Can httpx send requests through a SOCKS proxy?"
+    install = make_standalone("What do I need to install?", after(socks))
+    assert install.question == "What do I need to install? (httpx send requests SOCKS proxy)"
+    assert install.reason.startswith("asks its own question (install) of the previous focus")
     # "one" before a noun is a number, not a pronoun; "the other one" is a pronoun.
     assert pronouns("How about sharing one seat?") == []
     assert pronouns("And what about the other one?") == ["one"]

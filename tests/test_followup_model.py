@@ -22,6 +22,9 @@ from tests.support.storecheck import cli_env, ragcli
 pytestmark = [
     pytest.mark.server,  # a real llama.cpp server
     pytest.mark.slow,
+    # Six calls and two CLI runs: on a loaded machine each call of the small model can take
+    # a minute (nice'd, it starves), past the default five.
+    pytest.mark.timeout(900),
     pytest.mark.skipif(not installed(), reason="run scripts/install_llama.sh"),
 ]
 

@@ -4,11 +4,13 @@ the model's reply is unusable).
 A follow-up that stands alone is searched as asked. One that leans on the conversation
 takes words of the latest turn that has a topic, and which words depends on what the
 follow-up does, read from its own words:
-- it names a focus of its own ("what about add-ons?", "and for numbers?", "SOCKS too?"):
-  it keeps the context the previous question set (the names it used and what it said
-  of its focus) and drops the focus it replaces. A name replaces the previous names
-  instead ("how much is Business? and Team?" keeps "how much");
-- it names none ("how often?", "since when?"): it asks about the previous focus again;
+- it names a focus of its own, and says it continues ("what about add-ons?", "and for
+  numbers?", "SOCKS too?"): it keeps the context the previous question set (the names it
+  used and what it said of its focus) and drops the focus it replaces. A name replaces
+  the previous names instead ("how much is Business? and Team?" keeps "how much");
+- it names none ("how often?", "since when?"; a short question that does not say it
+  continues, "what do I need to install?", asks its question of the previous focus): it
+  asks about the previous focus again;
 - it refers back with a pronoun ("can I turn it off?"): the pronoun stands for the
   previous focus; both keep everything the previous question named.
 
@@ -159,7 +161,7 @@ def make_standalone(question: str, history: list[PriorTurn]) -> Standalone:
     focus = ", ".join(previous.focus) or "none"
     if previous.titled:
         focus += ", as its answer's section is titled"
-    if own and not pointers:
+    if own and continues and not pointers:
         new_names = [w for w in own if w in names(question)]
         if new_names and previous.names:
             carried = new(previous.words(previous.focus, previous.said))
@@ -172,11 +174,12 @@ def make_standalone(question: str, history: list[PriorTurn]) -> Standalone:
             why = f"names its own focus ({', '.join(own)}) in place of the previous one ({focus})"
     else:
         carried = new(previous.words(previous.names, previous.focus, previous.said))
-        why = (
-            f'"{pointers[0]}" refers to the previous focus ({focus})'
-            if pointers
-            else f"names no focus of its own: asks again about the previous one ({focus})"
-        )
+        if pointers:
+            why = f'"{pointers[0]}" refers to the previous focus ({focus})'
+        elif own:  # a word of its own, but not said to continue: "what do I need to install?"
+            why = f"asks its own question ({', '.join(own)}) of the previous focus ({focus})"
+        else:
+            why = f"names no focus of its own: asks again about the previous one ({focus})"
     if not carried:
         return Standalone(question=question, reason=f"{why}; nothing else to carry")
     return Standalone(
