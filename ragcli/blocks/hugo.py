@@ -77,7 +77,8 @@ def add_rules(md: MarkdownIt) -> None:
         "fence", "hugo_shortcode", _block, {"alt": ["paragraph", "reference", "blockquote"]}
     )
     md.inline.ruler.before("link", "hugo_ref_link", _ref_link)
-    md.inline.ruler.before("text", "hugo_call", _inline_call)
+    # after the text rule, which stops at a brace: tried there only, not at every character
+    md.inline.ruler.after("text", "hugo_call", _inline_call)
 
 
 def _line(state: StateBlock, line: int) -> str:

@@ -106,8 +106,9 @@ MAX_MARKERS = 40
 MAX_INDENT = 80
 # One marker and the spaces after it (a marker is never a space: no two ways to match).
 MARKER = r"(?:>|[-+*](?=[ \t])|\d{1,9}[.)](?=[ \t]))[ \t]*"
+# Tried at line starts only (as DEEP_LINE is): unanchored, it cost 44 ms a megabyte.
 DEEP_HINT = re.compile(
-    rf"(?:>[ \t]*|[-+*][ \t]+){{{MAX_MARKERS}}}|^[ \t]{{{MAX_INDENT + 1}}}", re.M
+    rf"^[ \t]*(?:>[ \t]*|[-+*][ \t]+){{{MAX_MARKERS}}}|^[ \t]{{{MAX_INDENT + 1}}}", re.M
 )
 DEEP_LINE = re.compile(
     rf"^([ \t]*(?:{MARKER}){{{MAX_MARKERS}}})(?:{MARKER})+"

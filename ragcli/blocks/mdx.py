@@ -65,7 +65,8 @@ def add_rules(md: MarkdownIt) -> None:
         "html_block", "jsx_flow", _jsx_flow, {"alt": ["paragraph", "reference", "blockquote"]}
     )
     md.block.ruler.before("fence", "mdx_expression", _flow_expression, {"alt": []})
-    md.inline.ruler.before("text", "mdx_expression", _inline_expression)
+    # after the text rule, which stops at a brace: tried there only, not at every character
+    md.inline.ruler.after("text", "mdx_expression", _inline_expression)
 
 
 def _esm(state: StateBlock, start: int, end: int, silent: bool) -> bool:
