@@ -200,6 +200,24 @@ def test_errors_are_the_openai_error_object_with_their_status(server):
     )
     sources = only_pdf.model_extra["ragcli"]["sources"]
     assert sources and {s["metadata"]["file_type"] for s in sources} == {"pdf"}
+    # And on the documents' metadata, as --meta does.
+    by_author = sdk.chat.completions.create(
+        model="ragcli-standard",
+        messages=[{"role": "user", "content": "How often does garbage collection run?"}],
+        extra_body={"ragcli": {"meta": ["author=Tidewater Labs"]}},
+    )
+    sources = by_author.model_extra["ragcli"]["sources"]
+    assert sources and {Path(s["metadata"]["source_file"]).name for s in sources} == {
+        "admin_guide.pdf"
+    }
+    for meta, said in [(["team=ops"], "has metadata 'team'"), (["ops"], "ragcli.meta 'ops'")]:
+        with pytest.raises(openai.BadRequestError) as bad_meta:
+            sdk.chat.completions.create(
+                model="ragcli-standard",
+                messages=[{"role": "user", "content": QUESTION}],
+                extra_body={"ragcli": {"meta": meta}},
+            )
+        assert said in bad_meta.value.message
     # Whole documents, as `ask --file`: with a mode that retrieves chunks, refused.
     whole = sdk.chat.completions.create(
         model="ragcli-auto",

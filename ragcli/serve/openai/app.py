@@ -206,10 +206,11 @@ class OpenAIEndpoint:
             )
         collection = extra.collection or choice.collection or self.settings.store.collection
         try:
-            filters = make_filters(extra.paths, extra.types, extra.since)
+            filters = make_filters(extra.paths, extra.types, extra.since, meta=extra.meta)
         except ConfigError as exc:  # said with the request's field names, not the flags
             message = str(exc)
-            for flag, name in (("--path", "paths"), ("--type", "types"), ("--since", "since")):
+            flags = {"--path": "paths", "--type": "types", "--since": "since", "--meta": "meta"}
+            for flag, name in flags.items():
                 message = message.replace(flag, f"ragcli.{name}")
             raise ApiError(400, message, param="ragcli") from None
         settings = service.with_top_k(self.settings, extra.top_k)

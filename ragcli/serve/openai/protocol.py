@@ -54,6 +54,7 @@ class Extension(BaseModel):
     paths: list[str] | None = None
     types: list[str] | None = None
     since: str | None = None
+    meta: list[str] | None = None  # the documents' metadata, as `ask --meta`: ["author=Jane"]
     top_k: int | None = Field(default=None, ge=1, le=100)
     # Ingested files to answer over whole (as `ask --file`), with ragcli-auto or -standard.
     files: list[str] | None = None
