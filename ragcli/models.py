@@ -66,7 +66,7 @@ class ChunkMetadata(BaseModel):
     triplets: str | None = Field(default=None, exclude=True)
     # The code block that follows the chunk when the chunk ends with its lead-in ("An
     # example of how to use it is like this:"), cut from it by the window: an answer quoting
-    # the lead-in quotes this code with it (llm/extractive.py). For answers only; sources
+    # the lead-in quotes this code with it (llm/offline/brought.py). For answers only; sources
     # leave it out.
     continues: str | None = Field(default=None, exclude=True)
     # A remote root's chunk: its web address (a page's URL with the anchor of its heading,

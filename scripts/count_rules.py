@@ -25,6 +25,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 ANSWER_MODULES = (
     "ragcli/llm/extractive.py",
+    "ragcli/llm/offline/candidates.py",
+    "ragcli/llm/offline/code_blocks.py",
+    "ragcli/llm/offline/brought.py",
+    "ragcli/llm/offline/evidence.py",
+    "ragcli/llm/offline/scoring.py",
+    "ragcli/llm/offline/selection.py",
+    "ragcli/llm/offline/rendering.py",
     "ragcli/llm/answer_choice.py",
     "ragcli/llm/heading_names.py",
     "ragcli/llm/subject.py",

@@ -157,7 +157,8 @@ def collect(name: str, paths: list[Path], store: Path, questions: list[Question]
     from ragcli.config import load_settings
     from ragcli.evaluation import kept_stores
     from ragcli.llm import make_llm
-    from ragcli.llm.extractive import introduced
+    from ragcli.llm.offline.brought import introduced
+    from ragcli.llm.offline.scoring import as_quoted
 
     split = load_split()
     if note := kept_stores.prepare(store, kept_stores.reading_fingerprint()):
@@ -181,7 +182,7 @@ def collect(name: str, paths: list[Path], store: Path, questions: list[Question]
         scored = llm.scored_sentences(question.text, chunks)
         labels, sizes, texts = [], [], []
         for s in scored:
-            text = llm.as_quoted(s.candidate)  # with the heading it carries
+            text = as_quoted(s.candidate)  # with the heading it carries
             if s.features[FEATURES.index("lead_in")]:  # what it introduces is quoted with it
                 content = chunks[s.candidate.chunk_number - 1].content
                 text += "\n" + introduced(content, s.candidate.position)[0]
@@ -258,13 +259,13 @@ def cross_validated(rows: list[Rows], columns: list[int] | None = None) -> dict[
     return shares
 
 
-# The selection extractive.generate makes, roughly: best first, while a unit scores at
+# The selection llm/offline/selection.py makes, roughly: best first, while a unit scores at
 # least KEEP_SHARE of the best and the chance that none answers is above 1 - COVERED, within
 # llm.answer_max_chars. (It leaves out the section's example, antecedents and duplicates.)
 def simulated(rows: list[Rows], score: Score, budget: int = 700) -> tuple[float, float]:
     """(share of questions whose simulated answer holds the answer, median characters)."""
     from ragcli.llm.answer_choice import question_kind
-    from ragcli.llm.extractive import COVERED, COVERED_FACT, KEEP_SHARE
+    from ragcli.llm.offline.selection import COVERED, COVERED_FACT, KEEP_SHARE
 
     held, lengths = 0, []
     for q in rows:

@@ -14,6 +14,7 @@ from ragcli import service
 from ragcli.evaluation.squad import contains_answer
 from ragcli.ingest.loaders.markup import html_sections
 from ragcli.llm.answer_choice import FEATURES, bundled, question_kind, states_default
+from ragcli.llm.offline.selection import referred_to
 from ragcli.llm.segment import units
 from ragcli.text.markdown import render
 from tests.support.common import offline_backend, settings_for
@@ -159,7 +160,8 @@ def test_squad_normalisation():
 def test_only_the_sentences_sharing_most_terms_are_embedded(tmp_path):
     """Embedding is most of an offline answer's time: of 40 candidate sentences, only
     SCORED_SENTENCES are embedded and scored, and the one that answers comes first."""
-    from ragcli.llm.extractive import SCORED_SENTENCES, ExtractiveBackend
+    from ragcli.llm.extractive import ExtractiveBackend
+    from ragcli.llm.offline.candidates import SCORED_SENTENCES
     from ragcli.models import ChunkMetadata, RetrievedChunk
 
     settings = settings_for(tmp_path)
@@ -254,7 +256,7 @@ def test_a_how_to_answer_names_what_a_heading_names(tmp_path):
 def test_sentences_naming_a_heading_name_are_scored_beyond_the_sixteen(tmp_path):
     """The sentence that says how to use `Box<T>` shares no word with the question, so
     sixteen others cover more of its terms; it is scored because a heading names `Box<T>`."""
-    from ragcli.llm.extractive import SCORED_SENTENCES
+    from ragcli.llm.offline.candidates import SCORED_SENTENCES
 
     filler = " ".join(
         f"Values on the stack of frame {n} are copied when the heap is not used at all."
@@ -295,7 +297,7 @@ def test_a_sentence_under_a_heading_naming_the_fix_is_quoted_after_it(tmp_path):
 
 def test_a_whole_listing_is_not_shown_as_the_sections_example(tmp_path):
     """A short example shows the call; a long listing would bury it, and is left out."""
-    from ragcli.llm.extractive import EXAMPLE_MAX_CHARS
+    from ragcli.llm.offline.brought import EXAMPLE_MAX_CHARS
 
     backend = offline_backend(tmp_path)
     question = "How do I make responses smaller?"
@@ -479,7 +481,7 @@ def test_one_install_line_from_two_pages_is_quoted_once(tmp_path):
 def test_the_sentence_naming_the_fix_after_the_problem_is_scored(tmp_path):
     """The problem is stated in the question's words and many sentences share them; the
     fix comes right after, in words of its own. It is scored, and quoted."""
-    from ragcli.llm.extractive import SCORED_SENTENCES
+    from ragcli.llm.offline.candidates import SCORED_SENTENCES
 
     filler = " ".join(
         f"Comparing column {n} of a table in a query is checked by the editor as a type."
@@ -752,7 +754,7 @@ def test_a_sentence_that_refers_back_brings_the_sentence_naming_what_it_is(tmp_p
         scored = backend.scored_sentences(question, chunks)
         places = {(s.candidate.chunk_number, s.candidate.position): s for s in scored}
         this = next(s.candidate for s in scored if s.candidate.text.startswith(text))
-        found = backend._antecedent(question, this, chunks, places)
+        found = referred_to(backend.evidence, question, this, chunks, places)
         return found[0].text if found else None  # (the sentence, its score)
 
     assert antecedent(howto, "This is what").startswith("Streamed responses also have")
@@ -786,7 +788,8 @@ def test_a_how_to_answer_that_shows_the_call_with_its_code_stops_sooner(tmp_path
     sentence after the code starts a paragraph, not the line of the code's citation."""
     import numpy as np
 
-    from ragcli.llm.extractive import Candidate, ScoredSentence
+    from ragcli.llm.offline.candidates import Candidate
+    from ragcli.llm.offline.scoring import ScoredSentence
 
     content = SHOWN_WITH_ITS_CODE[shown] + (
         "A timeout applies to each step of the request.\n\n"

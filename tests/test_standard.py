@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from ragcli import service
-from ragcli.llm.extractive import NO_ANSWER
+from ragcli.llm.offline.rendering import NO_ANSWER
 from tests.support.common import quoted_in, settings_for
 from tests.support.stubs import OpenAIStub
 

@@ -14,7 +14,7 @@ import pytest
 
 from ragcli import service
 from ragcli.ingest.chunker import Chunker
-from ragcli.llm.extractive import NO_ANSWER
+from ragcli.llm.offline.rendering import NO_ANSWER
 from tests.support.common import settings_for
 
 ADJECTIVES = "Alder Birch Cedar Dune Ember Fjord Granite Heron Iris Juniper Linden Marlow".split()

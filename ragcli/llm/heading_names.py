@@ -6,7 +6,7 @@ problem in its own words, so the sentence that names the fix shares few words wi
 names come from the retrieved chunks' headings (the paths they sit under and the headings
 in their text): the code spans they hold, and the identifiers they write in words ("##
 Event Hooks" for the `event_hooks=` the code writes, "Test Client" for `app.test_client()`).
-They are used three ways (ragcli/llm/extractive.py):
+They are used three ways (ragcli/llm/offline/scoring.py):
 - a sentence naming one scores higher (answer_choice's `names_heading` feature);
 - up to NAMING_SENTENCES sentences naming one are scored beyond those covering most of
   the question's terms (`naming_sentences`);
