@@ -51,12 +51,12 @@ heavy_lane=(
 heavy_log=$(mktemp)
 # `trap - INT`: a background job starts with Ctrl-C ignored; this one must get it (as the
 # foreground lane does) to stop its servers on the way out.
-(trap - INT; exec .venv/bin/python -m pytest -p no:cacheprovider "${heavy_lane[@]}") \
+(trap - INT; exec .venv/bin/python -m pytest -p no:cacheprovider --durations=10 "${heavy_lane[@]}") \
     >"$heavy_log" 2>&1 &
 heavy=$!
 trap 'kill -INT "$heavy" 2>/dev/null; wait "$heavy"; rm -f "$heavy_log"' EXIT
 rest_ok=0
-.venv/bin/python -m pytest "${heavy_lane[@]/#/--ignore=}" || rest_ok=$?
+.venv/bin/python -m pytest --durations=15 "${heavy_lane[@]/#/--ignore=}" || rest_ok=$?
 heavy_ok=0
 wait "$heavy" || heavy_ok=$?
 trap - EXIT
