@@ -10,10 +10,8 @@ from __future__ import annotations
 import json
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import openai
@@ -23,7 +21,7 @@ from ragcli.pipeline.modes.registry import CHOICES
 from ragcli.serve.openai.conversation import read_messages
 from ragcli.serve.openai.protocol import ApiError
 from tests.support.common import ROOT
-from tests.support.embedding_servers import free_port
+from tests.support.embedding_servers import free_port, wait_listening
 from tests.support.storecheck import cli_env
 
 QUESTION = "How long is the refund window for annual plans?"
@@ -48,16 +46,8 @@ class OpenAIServer:
         self.url = f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> OpenAIServer:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"server exited: {self.process.stderr.read()}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return self
-            except OSError:
-                time.sleep(0.2)
-        raise AssertionError("server did not start listening")
+        wait_listening(self.process, self.port, 90)
+        return self
 
     def stop(self) -> None:
         if self.process.poll() is None:

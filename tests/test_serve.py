@@ -29,7 +29,7 @@ from ragcli.pipeline.modes.registry import runnable
 from ragcli.pipeline.results import json_schema
 from ragcli.serve.tools import ModeName
 from tests.support.common import SAMPLE
-from tests.support.embedding_servers import free_port
+from tests.support.embedding_servers import free_port, wait_listening
 from tests.support.storecheck import cli_env, ragcli
 
 MODES = runnable()
@@ -64,16 +64,8 @@ class HttpServer:
         self.url = f"http://127.0.0.1:{self.port}/mcp"
 
     def __enter__(self) -> HttpServer:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"server exited: {self.process.stderr.read()}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return self
-            except OSError:
-                time.sleep(0.2)
-        raise AssertionError("server did not start listening")
+        wait_listening(self.process, self.port, 60)
+        return self
 
     def __exit__(self, *exc) -> None:
         self.process.terminate()

@@ -26,6 +26,22 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def wait_listening(process: subprocess.Popen, port: int, seconds: float) -> None:
+    """Returns once something listens on 127.0.0.1:`port`; an AssertionError with the
+    server's stderr if it exits first, or after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            stderr = process.stderr.read() if process.stderr else ""
+            raise AssertionError(f"server exited: {stderr}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise AssertionError("server did not start listening")
+
+
 def start_infinity(
     model_dir: Path, log: Path, name: str = "all-MiniLM-L6-v2"
 ) -> tuple[subprocess.Popen, str]:
