@@ -16,8 +16,8 @@ from ragcli import service
 from ragcli.llm import make_llm
 from ragcli.models import PriorTurn
 from tests.support.common import settings_for
-from tests.support.llama_server import MODEL_NAME, installed
-from tests.support.storecheck import cli_env, ragcli
+from tests.support.llama_server import MODEL_NAME, installed, llama_cli_env
+from tests.support.storecheck import ragcli
 
 pytestmark = [
     pytest.mark.server,  # a real llama.cpp server
@@ -122,14 +122,7 @@ def test_the_local_model_rewrites_each_kind_and_says_whose_rewrite_it_is(
 
 
 def test_ask_continue_searches_for_the_models_rewrite(sample_store, llama, tmp_path):
-    env = cli_env(
-        OPENAI_API_KEY="sk-local",
-        RAGCLI_LLM__PROVIDER="openai",
-        RAGCLI_LLM__BASE_URL=llama,
-        RAGCLI_LLM__MODEL=MODEL_NAME,
-        RAGCLI_LLM__MAX_TOKENS="60",
-        RAGCLI_LLM__TIMEOUT="300",
-    )
+    env = llama_cli_env(llama, 60)
     store = str(sample_store)
     first = ragcli("ask", CASES[0][1], "--store", store, "--json", cwd=tmp_path, env=env)
     assert first.returncode in (0, 3), first.stderr

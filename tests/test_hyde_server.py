@@ -11,8 +11,8 @@ import pytest
 
 from ragcli import service
 from tests.support.common import settings_for
-from tests.support.llama_server import MODEL_NAME, installed
-from tests.support.storecheck import cli_env, ragcli
+from tests.support.llama_server import MODEL_NAME, installed, llama_cli_env
+from tests.support.storecheck import ragcli
 
 pytestmark = [
     pytest.mark.server,  # a real llama.cpp server
@@ -57,14 +57,7 @@ def test_the_served_models_passage_is_searched_with_and_traced(sample_store, lla
 
 
 def test_hyde_on_the_command_line_and_in_the_trace(sample_store, llama, tmp_path):
-    env = cli_env(
-        OPENAI_API_KEY="sk-local",
-        RAGCLI_LLM__PROVIDER="openai",
-        RAGCLI_LLM__BASE_URL=llama,
-        RAGCLI_LLM__MODEL=MODEL_NAME,
-        RAGCLI_LLM__MAX_TOKENS="40",
-        RAGCLI_LLM__TIMEOUT="300",
-    )
+    env = llama_cli_env(llama, 40)
     store = str(sample_store)
     done = ragcli("ask", QUESTION, "--hyde", "--store", store, "--json", cwd=tmp_path, env=env)
     assert done.returncode in (0, 3), done.stderr

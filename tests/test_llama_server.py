@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from tests.support.llama_server import MODEL_NAME, installed
-from tests.support.storecheck import cli_env, ragcli
+from tests.support.llama_server import installed, llama_cli_env
+from tests.support.storecheck import ragcli
 
 pytestmark = [
     pytest.mark.server,  # a real llama.cpp server
@@ -20,14 +20,7 @@ pytestmark = [
 def test_a_standard_ask_is_answered_by_the_served_model_and_its_tokens_traced(
     sample_store, llama, tmp_path
 ):
-    env = cli_env(
-        OPENAI_API_KEY="sk-local",
-        RAGCLI_LLM__PROVIDER="openai",
-        RAGCLI_LLM__BASE_URL=llama,
-        RAGCLI_LLM__MODEL=MODEL_NAME,
-        RAGCLI_LLM__MAX_TOKENS="60",
-        RAGCLI_LLM__TIMEOUT="300",  # a loaded machine slows the model to seconds a token
-    )
+    env = llama_cli_env(llama, 60)
     question = "How long is the refund window for annual plans?"
     done = ragcli("ask", question, "--store", str(sample_store), "--json", cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr

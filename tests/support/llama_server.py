@@ -10,10 +10,23 @@ import subprocess
 from pathlib import Path
 
 from tests.support.embedding_servers import free_port, wait_until_healthy
+from tests.support.storecheck import cli_env
 
 ROOT = Path(__file__).resolve().parents[2]
 LLAMA_PYTHON = ROOT / ".venv-llama" / "bin" / "python"
 MODEL_NAME = "smollm2"
+
+
+def llama_cli_env(url: str, max_tokens: int) -> dict[str, str]:
+    """The environment of a `ragcli` process answering with the served model."""
+    return cli_env(
+        OPENAI_API_KEY="sk-local",
+        RAGCLI_LLM__PROVIDER="openai",
+        RAGCLI_LLM__BASE_URL=url,
+        RAGCLI_LLM__MODEL=MODEL_NAME,
+        RAGCLI_LLM__MAX_TOKENS=str(max_tokens),
+        RAGCLI_LLM__TIMEOUT="300",  # a loaded machine slows the model to seconds a token
+    )
 
 
 def gguf_model() -> Path | None:
