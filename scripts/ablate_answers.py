@@ -1,78 +1,91 @@
 #!/usr/bin/env python
-"""Drop each answer feature of the offline backend in turn and report what it changes on
-the train folds of scripts/data/split.yaml, with the folds' spread.
+"""Drop each answer feature of the offline backend (ragcli/llm/offline/features.py) in
+turn and report what it changes on the train folds of scripts/data/split.yaml, with the
+folds' spread.
 
-For every feature of ragcli/llm/answer_choice.py, the answer choice is refitted without it
-on the other train folds and each fold is scored (scripts/fit_answers.py's
-cross-validation: a documentation site sits in one fold only). The figure is how often the
-best-scored sentence holds the answer: the mean over the folds of (without - with), and
-the spread of that difference over the folds (largest minus smallest). A feature whose
-drop moves the mean by less than the spread of the difference measures inside the noise.
+For each feature the scorer is refitted without it on the other train folds and each
+fold is scored (a documentation site sits in one fold only). The figure is how often the
+best-scored unit holds the answer: the mean over the folds of (without - with), and the
+spread of that difference over the folds (largest minus smallest). A feature whose drop
+moves the mean by less than that spread measures inside the noise.
+
+`--eliminate` drops, one at a time, the feature whose drop costs least while one measures
+inside the noise (relevance stays: it is the ground the others stand on), and prints each
+step; with `--write` the features left go to scripts/data/answer_features.txt, which
+scripts/fit_answers.py fits on.
 
     .venv/bin/python scripts/fit_answers.py --stores DIR --dump /tmp/rows.json
-    .venv/bin/python scripts/ablate_answers.py --rows /tmp/rows.json [--json]
+    .venv/bin/python scripts/ablate_answers.py --rows /tmp/rows.json [--eliminate [--write]]
+        [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
-import statistics
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT))
 
-from fit_answers import cross_validated, load_rows  # noqa: E402
+from ragcli.evaluation.answer_fit import (  # noqa: E402
+    Ablation,
+    Rows,
+    ablate,
+    cross_validated_top1,
+    eliminate,
+)
+from ragcli.llm.offline.features import FEATURES  # noqa: E402
 
-from ragcli.llm.answer_choice import FEATURES  # noqa: E402
+CHOICE = ROOT / "scripts" / "data" / "answer_features.txt"
 
 
-def ablation(rows_path: Path) -> list[dict[str, object]]:
-    rows = load_rows(rows_path)
-    every = list(range(len(FEATURES)))
-    full = cross_validated(rows, every)
-    report = []
-    for index, name in enumerate(FEATURES):
-        without = cross_validated(rows, [i for i in every if i != index])
-        change = [without[f] - full[f] for f in full]
-        mean = statistics.fmean(change)
-        spread = max(change) - min(change)
-        report.append(
-            {
-                "feature": name,
-                "with": round(statistics.fmean(full.values()), 3),
-                "without": round(statistics.fmean(without.values()), 3),
-                "change": round(mean, 3),
-                "spread": round(spread, 3),
-                "beyond_noise": abs(mean) > spread,
-                "per_fold": [round(c, 3) for c in change],
-            }
-        )
-    return report
+def load_rows(path: Path) -> list[Rows]:
+    return [Rows(**r) for r in json.loads(path.read_text(encoding="utf-8"))]
+
+
+def line(a: Ablation) -> str:
+    verdict = "beyond the noise" if a.beyond_noise else "inside the noise"
+    folds = " ".join(f"{c:+.3f}" for c in a.per_fold)
+    return f"  {a.feature:<17} {a.change:+.3f} (spread {a.spread:.3f}, {verdict})  folds {folds}"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=Path, required=True, help="fit_answers.py --dump's file")
+    parser.add_argument("--eliminate", action="store_true", help="backward elimination")
+    parser.add_argument("--write", action="store_true", help="with --eliminate: keep its choice")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    report = ablation(args.rows)
-    if args.json:
-        print(json.dumps(report, indent=2))
+    rows = load_rows(args.rows)
+    if not args.eliminate:
+        report = ablate(rows, FEATURES, cross_validated_top1)
+        if args.json:
+            print(json.dumps([asdict(a) | {"beyond_noise": a.beyond_noise} for a in report]))
+            return 0
+        print("drop each feature: best unit holds the answer, change over the train folds")
+        print("\n".join(line(a) for a in report))
         return 0
-    print(
-        f"{'feature dropped':<16} {'with':>6} {'without':>8} {'change':>7} {'spread':>7}  per fold"
-    )
-    for r in report:
-        mark = "" if r["beyond_noise"] else "  (inside the noise)"
-        folds = " ".join(f"{c:+.3f}" for c in r["per_fold"])  # type: ignore[attr-defined]
-        print(
-            f"{r['feature']:<16} {r['with']:>6.3f} {r['without']:>8.3f} {r['change']:>+7.3f} "
-            f"{r['spread']:>7.3f}  {folds}{mark}"
+    left, dropped = eliminate(rows, FEATURES, cross_validated_top1, keep=("relevance",))
+    if args.json:
+        print(json.dumps({"kept": left, "dropped": [asdict(a) for a in dropped]}))
+    else:
+        print("dropped, in turn (the change its drop made, with the folds' spread):")
+        print("\n".join(line(a) for a in dropped) or "  none")
+        print("kept, each beyond the noise:")
+        print("\n".join(line(a) for a in ablate(rows, left, cross_validated_top1)))
+    if args.write:
+        CHOICE.write_text(
+            f"# The answer features scripts/fit_answers.py fits on: what\n"
+            f"# scripts/ablate_answers.py --eliminate left on {datetime.date.today()} over\n"
+            f"# {len(rows)} train questions; each dropped one measured inside the noise.\n"
+            + "".join(f"{name}\n" for name in left),
+            encoding="utf-8",
         )
+        print(f"wrote {CHOICE.relative_to(ROOT)}")
     return 0
 
 

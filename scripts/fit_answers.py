@@ -33,10 +33,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -45,12 +43,27 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ragcli.evaluation.answer_fit import (  # noqa: E402
+    MEDIAN_CHARS,
+    Rows,
+    cross_validated_answers,
+    cross_validated_top1,
+    fit_model,
+    folds,
+    scores,
+    share,
+    simulate,
+    summary,
+    top1,
+)
 from ragcli.evaluation.doc_sets import SETS, fetch, shared_eval  # noqa: E402
 from ragcli.evaluation.split import load_split  # noqa: E402
-from ragcli.llm.answer_choice import FEATURES, AnswerChoice, bundled  # noqa: E402
+from ragcli.llm.offline.features import FEATURES  # noqa: E402
+from ragcli.llm.offline.model import AnswerModel, bundled  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 OUT = ROOT / "ragcli" / "data" / "answer_choice.json"
+FEATURE_CHOICE = ROOT / "scripts" / "data" / "answer_features.txt"
 SQUAD = "squad-rhine"
 
 
@@ -59,20 +72,6 @@ class Question:
     text: str
     expect: list[str]
     how: str = "text"  # text: a plain substring; squad: SQuAD's normalisation; howto/factoid
-
-
-@dataclass
-class Rows:
-    """One question's candidate sentences: features, labels and relevance."""
-
-    set: str
-    fold: int
-    question: str
-    features: list[list[float]]
-    labels: list[bool]
-    relevance: list[float]
-    sizes: list[int]  # characters as quoted, with what a lead-in brings
-    texts: list[str] = field(default_factory=list)  # as quoted
 
 
 def holds(text: str, question: Question) -> bool:
@@ -183,7 +182,7 @@ def collect(name: str, paths: list[Path], store: Path, questions: list[Question]
         labels, sizes, texts = [], [], []
         for s in scored:
             text = as_quoted(s.candidate)  # with the heading it carries
-            if s.features[FEATURES.index("lead_in")]:  # what it introduces is quoted with it
+            if s.features.lead_in:  # what it introduces is quoted with it
                 content = chunks[s.candidate.chunk_number - 1].content
                 text += "\n" + introduced(content, s.candidate.position)[0]
             labels.append(holds(text, question))
@@ -194,7 +193,7 @@ def collect(name: str, paths: list[Path], store: Path, questions: list[Question]
                 name,
                 split.fold(name, question.text),
                 question.text,
-                [list(s.features) for s in scored],
+                [list(s.features.vector()) for s in scored],
                 labels,
                 [s.relevance for s in scored],
                 sizes,
@@ -204,99 +203,59 @@ def collect(name: str, paths: list[Path], store: Path, questions: list[Question]
     return out
 
 
-def fit(rows: list[Rows], columns: list[int] | None = None) -> AnswerChoice:
-    """A pairwise ranking fit (each answering sentence against each other sentence of the
-    same question: what decides which sentence is quoted first), then its bias from a
-    logistic fit of the labels on the ranking score, so the score reads as a probability.
-    `columns` fits on those features only (the others weigh 0): an ablation."""
-    from sklearn.linear_model import LogisticRegression
-
-    keep = list(range(len(FEATURES))) if columns is None else columns
-    pairs, signs = [], []
-    for q in rows:
-        good = [np.array(f)[keep] for f, label in zip(q.features, q.labels, strict=True) if label]
-        bad = [
-            np.array(f)[keep] for f, label in zip(q.features, q.labels, strict=True) if not label
-        ]
-        for g in good:
-            for b in bad:
-                pairs += [g - b, b - g]
-                signs += [1, 0]
-    ranking = LogisticRegression(C=1.0, fit_intercept=False, max_iter=1000)
-    ranking.fit(np.array(pairs), np.array(signs))
-    weights = np.zeros(len(FEATURES))
-    weights[keep] = ranking.coef_[0]
-    x = np.array([f for q in rows for f in q.features]) @ weights
-    y = np.array([label for q in rows for label in q.labels])
-    scale = LogisticRegression(C=100.0, class_weight="balanced").fit(x.reshape(-1, 1), y)
-    factor = float(scale.coef_[0][0])
-    return AnswerChoice(tuple(float(w) * factor for w in weights), float(scale.intercept_[0]))
-
-
-Score = Callable[[Rows, int], float]
-
-
-def top1(rows: list[Rows], score: Score) -> tuple[int, int]:
-    """(questions whose best sentence holds the answer, questions where some sentence does)."""
-    answerable = [q for q in rows if any(q.labels)]
-    right = 0
-    for q in answerable:
-        best = max(range(len(q.labels)), key=lambda i: score(q, i))
-        right += q.labels[best]
-    return right, len(answerable)
-
-
-def cross_validated(rows: list[Rows], columns: list[int] | None = None) -> dict[int, float]:
-    """Per train fold: the share of its answerable questions whose best sentence, by a fit
-    on the other folds, holds the answer."""
-    shares = {}
-    for fold in sorted({q.fold for q in rows}):
-        model = fit([q for q in rows if q.fold != fold], columns)
-        right, total = top1(
-            [q for q in rows if q.fold == fold], lambda q, i, m=model: m.score(q.features[i])
-        )
-        shares[fold] = right / total if total else 0.0
-    return shares
-
-
-# The selection llm/offline/selection.py makes, roughly: best first, while a unit scores at
-# least KEEP_SHARE of the best and the chance that none answers is above 1 - COVERED, within
-# llm.answer_max_chars. (It leaves out the section's example, antecedents and duplicates.)
-def simulated(rows: list[Rows], score: Score, budget: int = 700) -> tuple[float, float]:
-    """(share of questions whose simulated answer holds the answer, median characters)."""
-    from ragcli.llm.answer_choice import question_kind
-    from ragcli.llm.offline.selection import COVERED, COVERED_FACT, KEEP_SHARE
-
-    held, lengths = 0, []
-    for q in rows:
-        order = sorted(range(len(q.labels)), key=lambda i: -score(q, i))
-        if not order:
-            lengths.append(0)
-            continue
-        best = score(q, order[0])
-        covered = COVERED.get(question_kind(q.question), COVERED_FACT)
-        missed, length, hit = 1.0, 0, False
-        for i in order:
-            p = score(q, i)
-            if p < best * KEEP_SHARE or 1.0 - missed >= covered:
-                break
-            if length and length + q.sizes[i] > budget:
-                continue
-            length += q.sizes[i] + 5
-            hit = hit or q.labels[i]
-            missed *= 1.0 - p
-        held += hit
-        lengths.append(length)
-    return held / len(rows) if rows else 0.0, statistics.median(lengths) if lengths else 0.0
-
-
-def summary(shares: dict[int, float]) -> str:
-    values = list(shares.values())
-    return f"{statistics.fmean(values):.3f} (spread {max(values) - min(values):.3f})"
-
-
 def load_rows(path: Path) -> list[Rows]:
     return [Rows(**r) for r in json.loads(path.read_text(encoding="utf-8"))]
+
+
+def report(rows: list[Rows], features: list[str]) -> AnswerModel:
+    """Print the shipped model's and a refit's figures per set and per train fold; return
+    the model fitted on every train fold."""
+    shipped = bundled()
+    print("set           questions  relevance alone  shipped")
+    for name in dict.fromkeys(r.set for r in rows):
+        of_set = [r for r in rows if r.set == name]
+        alone = top1(of_set, lambda q: np.array(q.relevance))
+        kept = top1(of_set, lambda q: scores(shipped, q))
+        if alone[1]:
+            print(f"{name:<13} {alone[1]:>9}  {share(alone):>15.3f}  {share(kept):>7.3f}")
+    every = folds(rows)
+    by_fold = {
+        "relevance alone": {
+            f: share(top1([r for r in rows if r.fold == f], lambda q: np.array(q.relevance)))
+            for f in every
+        },
+        "shipped": {
+            f: share(top1([r for r in rows if r.fold == f], lambda q: scores(shipped, q)))
+            for f in every
+        },
+        "fitted, other folds": cross_validated_top1(rows, features),
+    }
+    print("\nbest unit holds the answer, per train fold (mean, spread):")
+    for label, per_fold in by_fold.items():
+        cells = " ".join(f"{per_fold[f]:.3f}" for f in every)
+        print(f"  {label:<20} {cells}   {summary(per_fold)}")
+    print("\nsimulated answers, per train fold: held / median characters")
+    shipped_answers = {
+        f: simulate(
+            [r for r in rows if r.fold == f], lambda q: scores(shipped, q), shipped.selection
+        )
+        for f in every
+    }
+    for label, per_fold_answers in (
+        ("shipped", shipped_answers),
+        ("fitted, other folds", cross_validated_answers(rows, features)),
+    ):
+        cells = " ".join(
+            f"{per_fold_answers[f].held:.3f}/{per_fold_answers[f].median_chars:.0f}" for f in every
+        )
+        held = {f: a.held for f, a in per_fold_answers.items()}
+        print(f"  {label:<20} {cells}   held {summary(held)}")
+    model = fit_model(rows, features)
+    print(
+        "weights", {k: round(v, 3) for k, v in model.weights.items()}, "bias", round(model.bias, 3)
+    )
+    print("selection", model.selection)
+    return model
 
 
 def main() -> int:
@@ -306,6 +265,11 @@ def main() -> int:
     parser.add_argument("--dump", type=Path, help="also write the rows here (JSON)")
     parser.add_argument("--rows", type=Path, help="read the rows from here, ask nothing")
     parser.add_argument("--only", nargs="+", help="these sets only")
+    parser.add_argument(
+        "--features",
+        help="fit on these features only (comma-separated; default: "
+        "scripts/ablate_answers.py --eliminate's choice, kept in scripts/data/answer_features.txt)",
+    )
     args = parser.parse_args()
     if args.rows:
         rows = load_rows(args.rows)
@@ -318,70 +282,38 @@ def main() -> int:
         ]
     if args.dump:
         args.dump.write_text(json.dumps([asdict(r) for r in rows]), encoding="utf-8")
-    shipped = bundled()
-    print("set           questions  relevance alone  shipped")
-    for name in dict.fromkeys(r.set for r in rows):
-        of_set = [r for r in rows if r.set == name]
-        alone = top1(of_set, lambda q, i: q.relevance[i])
-        kept = top1(of_set, lambda q, i: shipped.score(q.features[i]))
-        if alone[1]:
-            print(
-                f"{name:<13} {alone[1]:>9}  {alone[0] / alone[1]:>15.3f}  {kept[0] / kept[1]:>7.3f}"
-            )
-    folds = sorted({r.fold for r in rows})
-    by_fold = {
-        "relevance alone": {
-            f: _share(top1([r for r in rows if r.fold == f], lambda q, i: q.relevance[i]))
-            for f in folds
-        },
-        "shipped": {
-            f: _share(
-                top1([r for r in rows if r.fold == f], lambda q, i: shipped.score(q.features[i]))
-            )
-            for f in folds
-        },
-        "fitted, other folds": cross_validated(rows),
-    }
-    print("\nbest sentence holds the answer, per train fold (mean, spread):")
-    for label, shares in by_fold.items():
-        cells = " ".join(f"{shares[f]:.3f}" for f in folds)
-        print(f"  {label:<20} {cells}   {summary(shares)}")
-    print("\nsimulated answers, per train fold: held / median characters")
-    for label, make in (
-        ("shipped", lambda f: shipped),
-        ("fitted, other folds", lambda f: fit([r for r in rows if r.fold != f])),
-    ):
-        cells = []
-        for f in folds:
-            model = make(f)
-            share, median = simulated(
-                [r for r in rows if r.fold == f], lambda q, i, m=model: m.score(q.features[i])
-            )
-            cells.append(f"{share:.3f}/{median:.0f}")
-        print(f"  {label:<20} {' '.join(cells)}")
-    model = fit(rows)
-    print(
-        "weights",
-        dict(zip(FEATURES, (round(w, 3) for w in model.weights), strict=True)),
-        "bias",
-        round(model.bias, 3),
-    )
+    features = chosen_features(args.features)
+    model = report(rows, features)
     if args.write:
         names = ", ".join(dict.fromkeys(r.set for r in rows))
         about = (
-            "Offline answer choice p = 1 / (1 + exp(-(w . features + bias))): a pairwise "
-            "ranking fit of 'this sentence holds the answer', scaled by a class-balanced "
-            f"logistic fit, over the candidate sentences of the top-5 chunks of {len(rows)} "
-            f"train questions of scripts/data/split.yaml ({names}); written by "
-            "scripts/fit_answers.py --write, and by nothing else."
+            "The offline answer's model (ragcli/llm/offline/model.py): the scorer's weights, "
+            "a pairwise ranking fit of 'this unit holds the answer' scaled by a "
+            "class-balanced logistic fit, and the selector's parameters, chosen on a grid "
+            f"for the most answers at a median of at most {MEDIAN_CHARS} characters; over "
+            f"the candidate units of the top-5 chunks of {len(rows)} train questions of "
+            f"scripts/data/split.yaml ({names}). Written by scripts/fit_answers.py --write, "
+            "and by nothing else."
         )
         OUT.write_text(json.dumps(model.to_dict(about), indent=2) + "\n", encoding="utf-8")
         print(f"wrote {OUT.relative_to(ROOT)}")
     return 0
 
 
-def _share(found: tuple[int, int]) -> float:
-    return found[0] / found[1] if found[1] else 0.0
+def chosen_features(given: str | None) -> list[str]:
+    if given:
+        names = [n.strip() for n in given.split(",") if n.strip()]
+    elif FEATURE_CHOICE.exists():
+        names = [
+            line.split("#", 1)[0].strip()
+            for line in FEATURE_CHOICE.read_text(encoding="utf-8").splitlines()
+        ]
+        names = [n for n in names if n]
+    else:
+        names = list(FEATURES)
+    if unknown := set(names) - set(FEATURES):
+        raise SystemExit(f"unknown features: {', '.join(sorted(unknown))}")
+    return names
 
 
 if __name__ == "__main__":

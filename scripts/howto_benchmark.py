@@ -23,7 +23,7 @@ that lands, and records that it did in scripts/data/test_reads.tsv.
 
     .venv/bin/python scripts/howto_benchmark.py [--set NAME|docs|all] [--part train|test]
         [--stores DIR] [--sources DIR] [--show] [--json] [--check-questions]
-        [--setting KEY=VALUE]
+        [--setting KEY=VALUE] [--rule-off RULE]
 
 `--stores DIR` keeps each set's store in DIR/NAME between runs (an ingest of unchanged
 files is a no-op; a store made by other reading code is made again:
@@ -435,6 +435,14 @@ def main() -> int:
     parser.add_argument(
         "--check-questions", action="store_true", help="check the questions against the docs"
     )
+    parser.add_argument(
+        "--rule-off",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="switch off one of the offline answer's hand rules (ragcli/llm/offline/rules.py;"
+        " train part only: scripts/ablate_rules.py measures each)",
+    )
     args = parser.parse_args()
     names = chosen(args.name)
     if (args.store or args.docs or args.questions) and (len(names) > 1 or names == [SQUAD]):
@@ -448,11 +456,15 @@ def main() -> int:
         missing = [line for t in sets.values() for line in check_questions(t)]
         print("\n".join(missing) or f"every question of {', '.join(sets)} is stated in its docs")
         return 1 if missing else 0
+    if args.part == "test" and args.rule_off:
+        parser.error("--rule-off measures on the train part only")
     if args.part == "test" and not (args.docs or args.questions):
         record_test_read(names)
+    from ragcli.llm.offline import rules
+
     reports = []
     try:
-        with tempfile.TemporaryDirectory() as work:
+        with tempfile.TemporaryDirectory() as work, rules.switched_off(*args.rule_off):
             for name in names:
                 if name == SQUAD:
                     reports.append(measure_squad(args.stores, split, args.part))

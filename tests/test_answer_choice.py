@@ -13,7 +13,9 @@ import yaml
 from ragcli import service
 from ragcli.evaluation.squad import contains_answer
 from ragcli.ingest.loaders.markup import html_sections
-from ragcli.llm.answer_choice import FEATURES, bundled, question_kind, states_default
+from ragcli.llm.offline.features import FEATURES, AnswerFeatures
+from ragcli.llm.offline.model import bundled
+from ragcli.llm.offline.questions import question_kind, states_default
 from ragcli.llm.offline.selection import referred_to
 from ragcli.llm.segment import units
 from ragcli.text.markdown import render
@@ -67,7 +69,7 @@ def test_the_fitted_weights_reward_what_answers():
     """The shipped fit (scripts/fit_answers.py) values relevance, and on top of it what the
     question asks for, new content, a lead-in that brings its list or code, and for a how-to
     question a name it does not hold, above all one a heading names."""
-    weights = dict(zip(FEATURES, bundled().weights, strict=True))
+    weights = bundled().weights
     rewarded = ("relevance", "section", "novelty", "asked_for", "lead_in", "names_new")
     assert all(weights[name] > 0 for name in (*rewarded, "names_heading", "names_call"))
 
@@ -203,7 +205,7 @@ def test_only_the_sentences_sharing_most_terms_are_embedded(tmp_path):
 def test_names_a_heading_gives_are_found_in_code_spans():
     """A heading's name counts once the question lacks a word of it, by its whole and its
     last dotted part; a name the question holds does not."""
-    from ragcli.llm.answer_choice import code_names
+    from ragcli.llm.offline.questions import code_names
 
     question = "How do I add a --version option that runs first?"
     assert code_names(question, "### Fix with `is_eager`") == {"is_eager"}
@@ -249,7 +251,7 @@ def test_a_how_to_answer_names_what_a_heading_names(tmp_path):
     fix_sentence = next(
         s for s in backend.scored_sentences(question, chunks) if "is_eager" in s.candidate.text
     )
-    assert fix_sentence.features[FEATURES.index("names_heading")] == 1.0
+    assert fix_sentence.features.names_heading == 1.0
     assert "`is_eager=True`" in generated(backend, question, chunks)
 
 
@@ -331,7 +333,7 @@ def test_a_lead_in_to_a_runs_output_does_not_count_as_bringing_code(tmp_path):
     scored = backend.scored_sentences(
         "How do I retry failed connections?", [_chunk(1, "Client > Retrying requests", content)]
     )
-    lead_in = {s.candidate.text[:20]: s.features[FEATURES.index("lead_in")] for s in scored}
+    lead_in = {s.candidate.text[:20]: s.features.lead_in for s in scored}
     assert lead_in["When you run the cli"] == 0.0
     assert lead_in["To retry failed conn"] == 1.0
     assert lead_in["Use `retries` for th"] == 1.0
@@ -380,7 +382,7 @@ def test_a_how_to_sentence_is_quoted_when_a_sentence_soon_after_explains_it(tmp_
         for s in backend.scored_sentences(question, chunks)
         if s.candidate.text.startswith("`check_same_thread`")
     )
-    assert setting.explained >= 0.2
+    assert setting.features.explained >= 0.2
     assert "`check_same_thread`" in generated(backend, question, chunks)
 
 
@@ -436,13 +438,12 @@ def test_a_transcript_whose_command_does_what_is_asked_is_brought_by_its_lead_in
         "`sqlmodel` they will also be automatically installed."
     )
     chunks = [_chunk(1, "Install SQLModel", content)]
-    lead_in = FEATURES.index("lead_in")
     question = "How do I install SQLModel?"
     best = backend.scored_sentences(question, chunks)[0]
-    assert best.candidate.text.endswith("for example with:") and best.features[lead_in]
+    assert best.candidate.text.endswith("for example with:") and best.features.lead_in
     assert "$ pip install sqlmodel" in generated(backend, question, chunks)
     scored = backend.scored_sentences("How do I upgrade the database schema?", chunks)
-    assert not any(s.features[lead_in] for s in scored)
+    assert not any(s.features.lead_in for s in scored)
 
 
 def test_an_install_section_holding_only_a_transcript_answers_how_to_install(tmp_path):
@@ -540,13 +541,13 @@ def test_a_how_to_answer_prefers_the_call_to_the_examples_values(tmp_path):
     question = "How do I read a CLI argument from an environment variable when it is not given?"
     scored = {"envvar" in s.candidate.text: s for s in backend.scored_sentences(question, chunks)}
     call, example = scored[True], scored[False]
-    assert call.features[FEATURES.index("names_call")] == 1.0
-    assert example.features[FEATURES.index("names_call")] == 0.0
+    assert call.features.names_call == 1.0
+    assert example.features.names_call == 0.0
     assert bundled().score(call.features) > bundled().score(example.features)
     assert '`typer.Argument(envvar="AWESOME_NAME")`' in generated(backend, question, chunks)
     why = "Why does the CLI argument read an environment variable when it is not given?"
     assert all(
-        s.features[FEATURES.index("names_call")] == 0.0
+        s.features.names_call == 0.0
         for s in backend.scored_sentences(why, chunks)
     )
 
@@ -565,9 +566,8 @@ def test_a_sentence_ending_in_an_ellipsis_leads_in_to_its_code(tmp_path, ending)
     )
     chunks = [_chunk(1, "Quickstart > Streaming responses", content)]
     question = "How do I stream a large response?"
-    lead_in = FEATURES.index("lead_in")
     scored = {s.candidate.text[:29]: s for s in backend.scored_sentences(question, chunks)}
-    assert scored["You can stream the binary con"].features[lead_in] == 1.0
+    assert scored["You can stream the binary con"].features.lead_in == 1.0
     answer = generated(backend, question, chunks)
     assert f"content of the response{ending}\n```python\nwith client.stream(" in answer
     assert answer.count("r.iter_bytes()") == 1
@@ -715,14 +715,14 @@ def test_a_sentence_naming_what_a_heading_writes_in_words_outranks_another_optio
         s for s in backend.scored_sentences(question, chunks) if s.candidate.kind == "sentence"
     ]
     assert ranked[0].candidate.text.startswith("Pass a dict")
-    assert ranked[0].features[FEATURES.index("names_heading")] == 1.0
+    assert ranked[0].features.names_heading == 1.0
     assert ranked[1].candidate.text.startswith("To send the same headers")
 
 
 def test_a_name_that_is_a_question_word_with_a_short_tail_restates_the_question():
     """`println!` restates "prints" (the problem), `eprintln!` names the fix; an agent noun
     (`csv.reader`) and a longer compound (`callback`) name something new."""
-    from ragcli.llm.answer_choice import code_names, new_identifiers
+    from ragcli.llm.offline.questions import code_names, new_identifiers
 
     question = "My program prints its errors to stdout. How do I send them to stderr?"
     assert not new_identifiers(question, "The `println!` macro prints to standard output.")
@@ -801,10 +801,10 @@ def test_a_how_to_answer_that_shows_the_call_with_its_code_stops_sooner(tmp_path
     assert len(sentences) == 3
     scored = []
     for n, (position, unit) in enumerate(sentences):
-        features = [0.9] * len(FEATURES)
-        features[FEATURES.index("lead_in")] = float(unit.text.endswith(":"))
+        values = dict.fromkeys(FEATURES, 0.9) | {"lead_in": float(unit.text.endswith(":"))}
+        features = AnswerFeatures(**values)
         candidate = Candidate(unit.text, 1, position, np.eye(3)[n], section="Timeouts")
-        scored.append(ScoredSentence(candidate, 0.9, tuple(features), score=0.985))
+        scored.append(ScoredSentence(candidate, 0.9, features, score=0.985))
     backend.scored_sentences = lambda query, chunks: scored  # type: ignore[method-assign]
     answer = generated(backend, HOW_TO_TIMEOUT, [chunk])
     assert ("client.get(url, timeout=5)" in answer) == (shown != "no code")

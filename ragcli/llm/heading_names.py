@@ -7,7 +7,7 @@ names come from the retrieved chunks' headings (the paths they sit under and the
 in their text): the code spans they hold, and the identifiers they write in words ("##
 Event Hooks" for the `event_hooks=` the code writes, "Test Client" for `app.test_client()`).
 They are used three ways (ragcli/llm/offline/scoring.py):
-- a sentence naming one scores higher (answer_choice's `names_heading` feature);
+- a sentence naming one scores higher (the `names_heading` answer feature, llm/offline/features.py);
 - up to NAMING_SENTENCES sentences naming one are scored beyond those covering most of
   the question's terms (`naming_sentences`);
 - the first sentence under a heading that names one, when the sentence does not, is
@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from ragcli.blocks.model import CodeBlock, Heading
-from ragcli.llm.answer_choice import code_names, new_names, question_kind
+from ragcli.llm.offline.questions import code_names, new_names, question_kind
 from ragcli.llm.segment import Unit, units
 from ragcli.llm.subject import CODE_SPAN, heading_name
 from ragcli.models import RetrievedChunk

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ragcli.llm import answer_choice
-from ragcli.llm.answer_choice import question_kind
+from ragcli.llm.offline import questions
 from ragcli.llm.offline.code_blocks import (
     DIAGRAM_LANGUAGES,
     OUTPUT_LANGUAGES,
@@ -16,6 +15,7 @@ from ragcli.llm.offline.code_blocks import (
     next_language,
     starts_mid_listing,
 )
+from ragcli.llm.offline.questions import question_kind
 from ragcli.llm.segment import Unit, UnitKind, units
 from ragcli.llm.subject import CODE_SPAN
 from ragcli.models import RetrievedChunk
@@ -126,7 +126,7 @@ def shows_not_writes(text: str, position: int, sentence: str, query: str) -> boo
     found = units(text)
     if next_language(found, position) not in OUTPUT_LANGUAGES:
         return False
-    if answer_choice.IDENTIFIER.search(sentence):
+    if questions.IDENTIFIER.search(sentence):
         return False
     if question_kind(query) != "instruction":
         return True

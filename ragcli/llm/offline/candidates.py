@@ -10,8 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ragcli.blocks.model import Heading
-from ragcli.llm import answer_choice
-from ragcli.llm.answer_choice import question_kind
+from ragcli.llm.offline import questions, rules
 from ragcli.llm.offline.code_blocks import (
     DIAGRAM_LANGUAGES,
     OUTPUT_LANGUAGES,
@@ -22,6 +21,7 @@ from ragcli.llm.offline.code_blocks import (
     starts_mid_listing,
 )
 from ragcli.llm.offline.evidence import Evidence
+from ragcli.llm.offline.questions import question_kind
 from ragcli.llm.segment import UnitKind, units
 from ragcli.llm.table_rows import named_rows
 from ragcli.llm.text import WORD
@@ -109,12 +109,14 @@ def found_units(chunks: list[RetrievedChunk], query: str = "") -> list[Found]:
                 continue  # an include, a chart's source, a site generator's tag, a cut
             if (
                 howto
+                and rules.on("transcripts")
                 and language(unit) in OUTPUT_LANGUAGES
                 and not does_what_is_asked(sentence, query)
             ):
                 continue
             if (
-                LEAD_IN_END.search(sentence)
+                rules.on("diagram_lead_ins")
+                and LEAD_IN_END.search(sentence)
                 and next_language(chunk_units, position) in DIAGRAM_LANGUAGES
             ):
                 continue  # it leads in to a picture the answer does not show
@@ -147,7 +149,7 @@ def naming_followers(found: list[Found], coverage: list[float], promising: list[
         for j in range(i + 1, min(i + 1 + FOLLOWING, len(found)))
         if found[j].chunk_number == found[i].chunk_number
         and found[j].kind == "sentence"
-        and answer_choice.IDENTIFIER.search(found[j].text)
+        and questions.IDENTIFIER.search(found[j].text)
     }
 
 

@@ -1,13 +1,13 @@
-"""The offline answer's scoring stage: each candidate's relevance (calibrated evidence) and
-answer features (ragcli/llm/answer_choice.py), and the fitted model's answer score."""
+"""The offline answer's scoring stage: each candidate's relevance (calibrated evidence), its
+answer features (ragcli/llm/offline/features.py), and the fitted model's answer score
+(ragcli/llm/offline/model.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragcli.llm import answer_choice
-from ragcli.llm.answer_choice import question_kind
 from ragcli.llm.heading_names import heading_names, naming_sentences, titled
+from ragcli.llm.offline import rules
 from ragcli.llm.offline.brought import introduced, shows_not_writes
 from ragcli.llm.offline.candidates import (
     Candidate,
@@ -18,6 +18,9 @@ from ragcli.llm.offline.candidates import (
     naming_followers,
 )
 from ragcli.llm.offline.evidence import Evidence
+from ragcli.llm.offline.features import AnswerFeatures, UnitContext, answer_features
+from ragcli.llm.offline.model import bundled
+from ragcli.llm.offline.questions import question_kind
 from ragcli.llm.subject import with_heading, with_title
 from ragcli.llm.table_rows import cell_values
 from ragcli.models import RetrievedChunk
@@ -33,14 +36,9 @@ EXPLAINED_WITHIN = 2
 class ScoredSentence:
     candidate: Candidate
     relevance: float  # calibrated: does it bear on the question at all
-    features: tuple[float, ...]  # answer_choice.FEATURES
+    features: AnswerFeatures
     score: float  # does it answer the question
     named: bool = False  # a table row the question names (llm/table_rows.py)
-    # For a how-to question, the best relevance of the EXPLAINED_WITHIN sentences after it
-    # in its chunk:
-    # "Mark it with `is_eager=True`. That tells Typer to process it before the others."
-    # bears on the question through the sentence that explains what it does.
-    explained: float = 0.0
 
 
 def as_quoted(candidate: Candidate) -> str:
@@ -57,8 +55,9 @@ def scored_sentences(
     evidence: Evidence, query: str, chunks: list[RetrievedChunk]
 ) -> list[ScoredSentence]:
     """Every candidate sentence of `chunks` with its relevance and answer features
-    (ragcli/llm/answer_choice.py), best answer first."""
-    howto = question_kind(query) == "instruction"
+    (ragcli/llm/offline/features.py), best answer first."""
+    kind = question_kind(query)
+    howto = kind == "instruction"
     found = found_units(chunks, query)
     if not found:
         return []
@@ -81,19 +80,28 @@ def scored_sentences(
     promising = most_promising(found, coverage)
     kept = sorted(
         set(promising)
-        | (naming_followers(found, coverage, promising) if howto else set())
+        | (
+            naming_followers(found, coverage, promising)
+            if howto and rules.on("naming_followers")
+            else set()
+        )
         | named
-        | naming_sentences(query, [f.text for f in found], coverage, names)
+        | (
+            naming_sentences(query, [f.text for f in found], coverage, names)
+            if rules.on("naming_sentences")
+            else set()
+        )
     )
     candidates = embedded(evidence, [found[i] for i in kept])
     for candidate in candidates:
         candidate.titled = (
-            candidate.kind == "sentence"
+            rules.on("titled")
+            and candidate.kind == "sentence"
             and candidate.opens_section
             and titled(query, candidate.text, candidate.section, names)
         )
     query_vector = evidence.vectors([query])[0]
-    choice = answer_choice.bundled()
+    model = bundled()
     calibration = evidence.calibration
     headings = sorted({c.section for c in candidates if c.section})
     relevances = [
@@ -124,35 +132,36 @@ def scored_sentences(
         introduces = bool(brings) and not shows_not_writes(
             content, candidate.position, candidate.text, query
         )
-        features = answer_choice.features(
-            query,
-            candidate.text,
-            relevance,
-            relevances[i - 1] if follows else 0.0,
+        # For a how-to question, the best relevance of the EXPLAINED_WITHIN sentences after
+        # it: "Mark it with `is_eager=True`. That tells Typer to process it before the
+        # others." bears on the question through the sentence that explains what it does.
+        explained = max(
+            (
+                relevances[j]
+                for j in range(i + 1, min(i + 1 + EXPLAINED_WITHIN, len(candidates)))
+                if candidates[j].chunk_number == candidate.chunk_number
+                and candidates[j].position - candidate.position <= EXPLAINED_WITHIN
+                and candidates[j].kind == candidate.kind == "sentence"
+            ),
+            default=0.0,
+        )
+        unit = UnitContext(
+            kind=candidate.kind,
+            relevance=relevance,
+            context=relevances[i - 1] if follows else 0.0,
             # The cell a question names is the row's subject, as a heading is its
             # section's: the row bears on the question as fully as such a heading.
-            1.0 if is_named else section_relevance.get(candidate.section, 0.0),
-            introduces,
-            candidate.chunk_number,
+            section=1.0 if is_named else section_relevance.get(candidate.section, 0.0),
+            explained=explained,
+            rank=candidate.chunk_number,
+            introduces=introduces,
             quoted=as_quoted(candidate),
             brings=brings,
             heading_names=names,
         )
-        score = choice.score(features)
-        explained = (
-            max(
-                (
-                    relevances[j]
-                    for j in range(i + 1, min(i + 1 + EXPLAINED_WITHIN, len(candidates)))
-                    if candidates[j].chunk_number == candidate.chunk_number
-                    and candidates[j].position - candidate.position <= EXPLAINED_WITHIN
-                    and candidates[j].kind == candidate.kind == "sentence"
-                ),
-                default=0.0,
-            )
-            if howto
-            else 0.0
+        features = answer_features(query, kind, candidate.text, unit)
+        scored.append(
+            ScoredSentence(candidate, relevance, features, model.score(features), is_named)
         )
-        scored.append(ScoredSentence(candidate, relevance, features, score, is_named, explained))
     scored.sort(key=lambda s: -s.score)
     return scored

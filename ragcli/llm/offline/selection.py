@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from ragcli.config import LLMSettings
-from ragcli.llm.answer_choice import FEATURES, code_names, question_kind
+from ragcli.llm.offline import rules
 from ragcli.llm.offline.brought import (
     EXAMPLE_MAX_CHARS,
     cut_off_code,
@@ -17,6 +17,8 @@ from ragcli.llm.offline.brought import (
 from ragcli.llm.offline.candidates import Candidate
 from ragcli.llm.offline.code_blocks import what_it_shows
 from ragcli.llm.offline.evidence import Evidence
+from ragcli.llm.offline.model import bundled
+from ragcli.llm.offline.questions import code_names, question_kind
 from ragcli.llm.offline.scoring import ScoredSentence, as_quoted
 from ragcli.llm.segment import units
 from ragcli.llm.text import WORD, normalise
@@ -24,23 +26,11 @@ from ragcli.models import RetrievedChunk
 
 # Two sentences this similar say the same thing; quoting both adds nothing.
 DUPLICATE_COSINE = 0.92
-# Sentences whose answer score reaches this share of the best one's are quoted with it,
-# until the ask is covered (below); lower shares quote more of what the cut lost, at more
-# characters (the figures: docs/dev-log/offline-backend.md, "Why the constants are what they are").
-KEEP_SHARE = 0.55
-# The answer stops once its sentences very probably hold the answer: the chance that none
-# does (the product of 1 - each one's answer score) falls below 1 - COVERED. A how-to
-# question's sentences name many identifiers, so one rarely settles it: it goes on longer.
-# A lower stop ends a comparison after one of its two sides (docs/dev-log/offline-backend.md).
-COVERED: dict[str, float] = {"instruction": 0.9999}
-COVERED_FACT = 0.98
-# Once a how-to answer quotes a sentence with the code it introduces (or with its section's
-# example), it shows the call the page gives: it stops sooner (docs/dev-log/offline-backend.md,
-# fourteenth round).
-COVERED_SHOWN = 0.9997
-# Relevance of the sentence, of the one before it and of its heading: one must reach
-# llm.answer_min_relevance for the sentence to be quoted.
-BEARING = ("relevance", "context", "section")
+# When to stop (the share of the best score a unit must reach, and how sure the answer must
+# be that it holds the answer) is fitted with the scorer: ragcli/llm/offline/model.py.
+# Relevance of the sentence, of the one before it, of its heading and (how-to) of the ones
+# after it: one must reach llm.answer_min_relevance for the sentence to be quoted.
+BEARING = ("relevance", "context", "section", "explained")
 FENCE = re.compile(r"^\s*(?:```|~~~)")
 # A sentence that refers back to the one before it ("This interface is required for …"
 # after "… inspect the `response.num_bytes_downloaded` property."). Quoted alone, it leaves
@@ -88,22 +78,19 @@ def select(
     floor = options.answer_min_relevance
     # A sentence is quoted only when it, the one before it, its heading or (how-to
     # questions) the one after it bears on the question.
-    eligible = [
-        s
-        for s in scored
-        if max(s.explained, *(s.features[FEATURES.index(f)] for f in BEARING)) >= floor
-    ]
-    if any(s.named for s in scored):
+    eligible = [s for s in scored if max(getattr(s.features, f) for f in BEARING) >= floor]
+    if rules.on("named_rows") and any(s.named for s in scored):
         # The rows the question does not name share their column names with the ones
         # it does, not its subject: they are left out.
         eligible = [s for s in eligible if s.named or s.candidate.kind != "row"]
     bears = max(s.relevance for s in scored) >= floor or any(s.named for s in scored)
     if not eligible or not bears:
-        eligible = bearing_in_a_clause(evidence, query, scored)
+        eligible = bearing_in_a_clause(evidence, query, scored) if rules.on("clauses") else []
     if not eligible:
         return None
     # Keep sentences close to the best answer: a weak sentence dilutes a strong one.
-    cutoff = eligible[0].score * KEEP_SHARE
+    parameters = bundled().selection
+    cutoff = eligible[0].score * parameters.keep_share
     chosen: list[Candidate] = []
     shown: set[str] = set()  # the code chosen, alone or after a lead-in (what_it_shows)
     example = section_code(query, eligible[0], chunks, options.answer_max_chars)
@@ -111,9 +98,9 @@ def select(
     if example:
         chosen.append(example)
     missed = 1.0  # the chance that none of the chosen sentences answers
-    covered = COVERED.get(question_kind(query), COVERED_FACT)
-    if example:
-        covered = min(covered, COVERED_SHOWN)
+    # Once a how-to answer quotes a sentence with the code it introduces (or its section's
+    # example), it shows the call the page gives: it may stop sooner.
+    covered = parameters.covered(question_kind(query), shown=example is not None)
     by_place = {(s.candidate.chunk_number, s.candidate.position): s for s in scored}
     for sentence in eligible:
         candidate = sentence.candidate
@@ -124,15 +111,15 @@ def select(
             example.position,
         ):
             continue  # the example, already in
-        if any(same(candidate, c) for c in chosen if c is not example):
+        if rules.on("duplicates") and any(same(candidate, c) for c in chosen if c is not example):
             continue
         size = len(as_quoted(candidate)) + 5
         brought = candidate.text if candidate.kind == "code" else ""
         chunk = chunks[candidate.chunk_number - 1]
-        if sentence.features[FEATURES.index("lead_in")]:  # it brings its list or code
+        if sentence.features.lead_in:  # it brings its list or code
             brought = introduced(chunk.content, candidate.position)[0]
             size += len(brought) + 2
-        elif cut_off := cut_off_code(chunk, candidate.position):
+        elif rules.on("cut_off_code") and (cut_off := cut_off_code(chunk, candidate.position)):
             brought = cut_off
             size += len(brought) + 2
         code = what_it_shows(brought) if brought else ""
@@ -156,7 +143,7 @@ def select(
         if code:
             shown.add(code)
             if candidate.kind != "code" and FENCE.match(brought):  # a sentence and its code
-                covered = min(covered, COVERED_SHOWN)
+                covered = parameters.covered(question_kind(query), shown=True)
         length += size
         missed *= 1.0 - sentence.score
     # The passage holding the best answer comes first; within a passage, its sentences
@@ -195,7 +182,9 @@ def section_code(
     candidate = best.candidate
     if question_kind(query) != "instruction" or candidate.kind == "code":
         return None
-    if best.features[FEATURES.index("lead_in")]:
+    if not rules.on("section_example"):
+        return None
+    if best.features.lead_in:
         return None  # a lead-in brings its own
     chunk = chunks[candidate.chunk_number - 1].content
     found = section_example(chunk, candidate.position, as_quoted(candidate))
@@ -220,7 +209,7 @@ def referred_to(
     score (0 when it was not scored), when it names something `candidate` does not:
     "Cargo also provides a command called `cargo check`." before "This command quickly
     checks your code …". Quoted together, the reader sees what "this" is."""
-    if candidate.kind != "sentence" or candidate.position == 0:
+    if candidate.kind != "sentence" or candidate.position == 0 or not rules.on("antecedent"):
         return None
     if question_kind(query) != "instruction" or not REFERS_BACK.match(candidate.text):
         return None

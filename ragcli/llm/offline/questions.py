@@ -1,67 +1,19 @@
-"""Which source sentences answer a question, for the offline backend.
-
-A sentence can be relevant to a question by restating it ("CORS refers to the situations
-when a frontend ... calls a backend") or by answering it ("use `CORSMiddleware` with
-`allow_origins=[...]`"). Relevance alone prefers the restatement, which shares the most
-words with the question. The answer score adds what the question asks for:
-
-- relevance:  the calibrated relevance of the sentence (ragcli/llm/calibration.py);
-- context:    the relevance of the sentence before it in its chunk: an answer often
-              follows the sentence that names its topic ("... prints a setup token. The
-              token is valid for 15 minutes.");
-- section:    the relevance of the heading it sits under: the steps of "## Restoring
-              from a backup" answer "how do I restore a backup?" though no step names it;
-- novelty:    the share of the sentence's content terms the question does not hold
-              (a near-paraphrase of the question has little);
-- asked_for:  1 when the sentence holds what the question's type asks for: a number for
-              "how many", a date for "when", a name for "who" or "where", code or an
-              identifier for "how do I" (or a lead-in to a list or code block);
-- lead_in:    the sentence ends with a colon (or an ellipsis) and introduces a list or
-              code, which is quoted with it;
-- rank:       1 / the retrieval rank of the chunk it comes from;
-- names_new:  for a how-to question, the sentence as quoted (with the heading it carries,
-              llm/subject.py) or the code it introduces names an identifier the question
-              does not hold: it names the solution, not only the problem;
-- names_heading: for a how-to question, it names (in a code span) a name that a heading
-              of the retrieved passages names and the question does not: documentation
-              makes its solutions headings ("### Fix with `is_eager`", "## Custom help name
-              (`metavar`)"), so of the sentences naming something new, this one names the
-              thing the pages are about.
-- names_call: for a how-to question, the sentence writes a call in a code span
-              (`typer.launch()`, `Field(default_factory=...)`): an API is called, where
-              an example's values (`hero_1`, `"World"`) are not.
-
-The weights are a logistic fit of "this sentence holds the gold answer" over labelled
-questions (scripts/fit_answers.py writes ragcli/data/answer_choice.json), as `calibrate`
-fits relevance.
+"""What a question asks for and what a text names, for the offline backend's answer
+features (ragcli/llm/offline/features.py): the kind of answer a question asks for from its
+question words (`question_kind`), whether a sentence holds that kind (`asked_for`), the
+identifiers a text names that the question does not hold (`new_identifiers`,
+`code_names`), and how much of a sentence the question already says (`novelty`).
 """
 
 from __future__ import annotations
 
-import json
-import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from typing import Literal
 
 from ragcli.llm.subject import CODE_SPAN
 from ragcli.terms import stems, terms
 
-FEATURES = (
-    "relevance",
-    "context",
-    "section",
-    "novelty",
-    "asked_for",
-    "lead_in",
-    "rank",
-    "names_new",
-    "names_heading",
-    "names_call",
-)
 QuestionKind = Literal["instruction", "number", "date", "name", "other"]
 
 # The type of answer a question asks for, from its question words (English question forms).
@@ -171,7 +123,7 @@ RESTATED_TAIL = 3
 AGENT_TAILS = ("er", "r")
 
 
-def _new_part(part: str, asked: set[str]) -> bool:
+def is_new_part(part: str, asked: set[str]) -> bool:
     """Whether `part` (stemmed) of a name is a word the question does not hold."""
     if part in asked:
         return False
@@ -194,7 +146,7 @@ def new_identifiers(question: str, text: str) -> bool:
         if name.startswith("```"):
             continue
         parts = [p.lower() for p in IDENTIFIER_PART.findall(name)]
-        if any(_new_part(part, asked) for part in stems(" ".join(parts))):
+        if any(is_new_part(part, asked) for part in stems(" ".join(parts))):
             return True
     return False
 
@@ -217,7 +169,7 @@ def new_names(question: str, spans: Iterable[str]) -> frozenset[str]:
         if len(name) < 2:
             continue
         parts = IDENTIFIER_PART.findall(name)
-        if any(_new_part(part, asked) for part in stems(" ".join(parts))):
+        if any(is_new_part(part, asked) for part in stems(" ".join(parts))):
             found |= {name, name.rsplit(".", 1)[-1]}
     return frozenset(found)
 
@@ -228,67 +180,3 @@ def novelty(question: str, sentence: str) -> float:
     if not own:
         return 0.0
     return len(own - set(terms(question))) / len(own)
-
-
-def features(
-    question: str,
-    sentence: str,
-    relevance: float,
-    context: float,
-    section: float,
-    introduces: bool,
-    rank: int,
-    quoted: str = "",
-    brings: str = "",
-    heading_names: frozenset[str] = frozenset(),
-) -> tuple[float, ...]:
-    """`quoted` is the sentence as the answer quotes it (with a heading it carries),
-    `brings` the list or code it introduces, `heading_names` the code_names of the
-    retrieved passages' headings."""
-    kind = question_kind(question)
-    howto = kind == "instruction"
-    shown = f"{quoted or sentence}\n{brings}"
-    solution = new_identifiers(question, shown)
-    headline = howto and bool(heading_names) and bool(code_names(question, shown) & heading_names)
-    return (
-        relevance,
-        context,
-        section,
-        novelty(question, sentence),
-        asked_for(kind, question, quoted or sentence, introduces),
-        float(introduces),
-        1.0 / max(1, rank),
-        float(howto and solution),
-        float(headline),
-        float(howto and bool(CALL_SPAN.search(quoted or sentence))),
-    )
-
-
-@dataclass(frozen=True)
-class AnswerChoice:
-    weights: tuple[float, ...]
-    bias: float
-
-    @classmethod
-    def from_dict(cls, raw: dict) -> AnswerChoice:
-        if raw.get("features") != list(FEATURES) or len(raw["weights"]) != len(FEATURES):
-            raise ValueError(f"answer_choice.json: features must be {list(FEATURES)}")
-        return cls(tuple(float(w) for w in raw["weights"]), float(raw["bias"]))
-
-    def to_dict(self, about: str) -> dict:
-        return {
-            "about": about,
-            "features": list(FEATURES),
-            "weights": [round(w, 4) for w in self.weights],
-            "bias": round(self.bias, 4),
-        }
-
-    def score(self, found: tuple[float, ...]) -> float:
-        z = sum(w * f for w, f in zip(self.weights, found, strict=True)) + self.bias
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
-
-
-@lru_cache(maxsize=1)
-def bundled() -> AnswerChoice:
-    raw = resources.files("ragcli").joinpath("data/answer_choice.json").read_text()
-    return AnswerChoice.from_dict(json.loads(raw))

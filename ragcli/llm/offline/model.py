@@ -1,0 +1,78 @@
+"""The offline answer's fitted numbers: the scorer's weights over the answer features
+(ragcli/llm/offline/features.py) and the selector's parameters, all in one data file,
+ragcli/data/answer_choice.json, which only scripts/fit_answers.py writes.
+
+The score of a unit is p = 1 / (1 + exp(-(w . features + bias))): a pairwise ranking fit
+of "this unit holds the answer" against the other units of the same question, scaled so
+that it reads as a probability (the selector multiplies the chances of a miss).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+from ragcli.llm.offline.features import FEATURES, AnswerFeatures
+from ragcli.llm.offline.questions import QuestionKind
+
+
+@dataclass(frozen=True)
+class SelectionParameters:
+    """When the selector stops quoting (ragcli/llm/offline/selection.py).
+
+    - keep_share:    units scoring below this share of the best unit's score are left out;
+    - covered_howto, covered_fact: the answer stops once the chance that none of its units
+                     answers falls below 1 - this (how-to questions, the others);
+    - covered_shown: the same, once a how-to answer shows the code a sentence introduces.
+    """
+
+    keep_share: float = 0.55
+    covered_howto: float = 0.9999
+    covered_fact: float = 0.98
+    covered_shown: float = 0.9997
+
+    def covered(self, kind: QuestionKind, shown: bool = False) -> float:
+        stop = self.covered_howto if kind == "instruction" else self.covered_fact
+        return min(stop, self.covered_shown) if shown else stop
+
+
+@dataclass(frozen=True)
+class AnswerModel:
+    weights: dict[str, float]  # a feature left out weighs 0
+    bias: float
+    selection: SelectionParameters = field(default_factory=SelectionParameters)
+
+    @classmethod
+    def from_dict(cls, raw: dict) -> AnswerModel:
+        weights = {str(k): float(v) for k, v in raw["weights"].items()}
+        if unknown := set(weights) - set(FEATURES):
+            raise ValueError(f"answer_choice.json: unknown features {sorted(unknown)}")
+        return cls(weights, float(raw["bias"]), SelectionParameters(**raw.get("selection", {})))
+
+    def to_dict(self, about: str) -> dict:
+        return {
+            "about": about,
+            "weights": {k: round(v, 4) for k, v in self.weights.items() if v},
+            "bias": round(self.bias, 4),
+            "selection": {k: round(v, 5) for k, v in self.selection.__dict__.items()},
+        }
+
+    def linear(self, vector: tuple[float, ...] | list[float]) -> float:
+        return (
+            sum(self.weights.get(name, 0.0) * x for name, x in zip(FEATURES, vector, strict=True))
+            + self.bias
+        )
+
+    def score(self, features: AnswerFeatures | tuple[float, ...] | list[float]) -> float:
+        vector = features.vector() if isinstance(features, AnswerFeatures) else features
+        z = self.linear(vector)
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+@lru_cache(maxsize=1)
+def bundled() -> AnswerModel:
+    raw = resources.files("ragcli").joinpath("data/answer_choice.json").read_text()
+    return AnswerModel.from_dict(json.loads(raw))
