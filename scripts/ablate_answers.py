@@ -1,18 +1,21 @@
 #!/usr/bin/env python
-"""Drop each answer feature of the offline backend (ragcli/llm/offline/features.py) in
-turn and report what it changes on the train folds of scripts/data/split.yaml, with the
-folds' spread.
+"""Drop each group of answer features of the offline backend (FEATURE_GROUPS in
+ragcli/llm/offline/features.py) in turn and report what it changes on the train folds of
+scripts/data/split.yaml, with the folds' spread.
 
-For each feature the scorer is refitted without it on the other train folds and each
-fold is scored (a documentation site sits in one fold only). The figure is how often the
-best-scored unit holds the answer: the mean over the folds of (without - with), and the
-spread of that difference over the folds (largest minus smallest). A feature whose drop
-moves the mean by less than that spread measures inside the noise.
+For each group the scorer is refitted without it on the other train folds and each fold
+is scored (a documentation site sits in one fold only). The figure is the mean reciprocal
+rank of the first unit holding the answer (the answer quotes several units, so how near
+the top the answering one comes matters): the mean over the folds of (without - with),
+and the spread of that difference over the folds (largest minus smallest). A group whose
+drop moves the mean by less than that spread measures inside the noise. Features are
+dropped by group because the features of one group stand in for each other: each alone
+measures inside the noise while the group does not.
 
-`--eliminate` drops, one at a time, the feature whose drop costs least while one measures
-inside the noise (relevance stays: it is the ground the others stand on), and prints each
-step; with `--write` the features left go to scripts/data/answer_features.txt, which
-scripts/fit_answers.py fits on.
+`--eliminate` drops, one at a time, the group whose drop costs least while the model stays
+inside the noise of the full one (relevance stays: it is the ground the others stand on),
+and prints each step; with `--write` the features left go to
+scripts/data/answer_features.txt, which scripts/fit_answers.py fits on.
 
     .venv/bin/python scripts/fit_answers.py --stores DIR --dump /tmp/rows.json
     .venv/bin/python scripts/ablate_answers.py --rows /tmp/rows.json [--eliminate [--write]]
@@ -35,10 +38,10 @@ from ragcli.evaluation.answer_fit import (  # noqa: E402
     Ablation,
     Rows,
     ablate,
-    cross_validated_top1,
+    cross_validated_mrr,
     eliminate,
 )
-from ragcli.llm.offline.features import FEATURES  # noqa: E402
+from ragcli.llm.offline.features import FEATURE_GROUPS  # noqa: E402
 
 CHOICE = ROOT / "scripts" / "data" / "answer_features.txt"
 
@@ -50,7 +53,7 @@ def load_rows(path: Path) -> list[Rows]:
 def line(a: Ablation) -> str:
     verdict = "beyond the noise" if a.beyond_noise else "inside the noise"
     folds = " ".join(f"{c:+.3f}" for c in a.per_fold)
-    return f"  {a.feature:<17} {a.change:+.3f} (spread {a.spread:.3f}, {verdict})  folds {folds}"
+    return f"  {a.dropped:<17} {a.change:+.3f} (spread {a.spread:.3f}, {verdict})  folds {folds}"
 
 
 def main() -> int:
@@ -62,27 +65,27 @@ def main() -> int:
     args = parser.parse_args()
     rows = load_rows(args.rows)
     if not args.eliminate:
-        report = ablate(rows, FEATURES, cross_validated_top1)
+        report = ablate(rows, FEATURE_GROUPS, cross_validated_mrr)
         if args.json:
             print(json.dumps([asdict(a) | {"beyond_noise": a.beyond_noise} for a in report]))
             return 0
-        print("drop each feature: best unit holds the answer, change over the train folds")
+        print("drop each group: reciprocal rank of the first answering unit, change over folds")
         print("\n".join(line(a) for a in report))
         return 0
-    left, dropped = eliminate(rows, FEATURES, cross_validated_top1, keep=("relevance",))
+    left, dropped = eliminate(rows, FEATURE_GROUPS, cross_validated_mrr, keep=("relevance",))
     if args.json:
         print(json.dumps({"kept": left, "dropped": [asdict(a) for a in dropped]}))
     else:
-        print("dropped, in turn (the change its drop made, with the folds' spread):")
+        print("dropped, in turn (the change from the full model once it had gone, with spread):")
         print("\n".join(line(a) for a in dropped) or "  none")
-        print("kept, each beyond the noise:")
-        print("\n".join(line(a) for a in ablate(rows, left, cross_validated_top1)))
+        print("kept (each dropped from what is left):")
+        print("\n".join(line(a) for a in ablate(rows, left, cross_validated_mrr)))
     if args.write:
         CHOICE.write_text(
             f"# The answer features scripts/fit_answers.py fits on: what\n"
             f"# scripts/ablate_answers.py --eliminate left on {datetime.date.today()} over\n"
-            f"# {len(rows)} train questions; each dropped one measured inside the noise.\n"
-            + "".join(f"{name}\n" for name in left),
+            f"# {len(rows)} train questions; the groups dropped measured inside the noise.\n"
+            + "".join(f"{name}  # {group}\n" for group, names in left.items() for name in names),
             encoding="utf-8",
         )
         print(f"wrote {CHOICE.relative_to(ROOT)}")

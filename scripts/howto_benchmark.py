@@ -23,7 +23,7 @@ that lands, and records that it did in scripts/data/test_reads.tsv.
 
     .venv/bin/python scripts/howto_benchmark.py [--set NAME|docs|all] [--part train|test]
         [--stores DIR] [--sources DIR] [--show] [--json] [--check-questions]
-        [--setting KEY=VALUE] [--rule-off RULE]
+        [--setting KEY=VALUE] [--rule-off RULE] [--answer-model JSON] [--fold N]
 
 `--stores DIR` keeps each set's store in DIR/NAME between runs (an ingest of unchanged
 files is a no-op; a store made by other reading code is made again:
@@ -234,7 +234,9 @@ def spread(reports: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def measure_squad(stores: Path | None, split: Split, part: str) -> dict[str, Any]:
+def measure_squad(
+    stores: Path | None, split: Split, part: str, fold: int | None = None
+) -> dict[str, Any]:
     sys.path.insert(0, str(ROOT / "scripts"))
     from answer_benchmark import measure
 
@@ -243,7 +245,10 @@ def measure_squad(stores: Path | None, split: Split, part: str) -> dict[str, Any
     report = measure(
         shared_eval_dir() / SQUAD,
         workdir=stores / SQUAD if stores else None,
-        keep=lambda question: split.part(SQUAD, question) == part,
+        keep=lambda question: (
+            split.part(SQUAD, question) == part
+            and (fold is None or split.fold(SQUAD, question) == fold)
+        ),
         fold=(lambda question: split.fold(SQUAD, question)) if part == "train" else None,
     )
     return {
@@ -436,6 +441,14 @@ def main() -> int:
         "--check-questions", action="store_true", help="check the questions against the docs"
     )
     parser.add_argument(
+        "--answer-model",
+        type=Path,
+        metavar="JSON",
+        help="answer with this model file in place of ragcli/data/answer_choice.json "
+        "(train part only: scripts/crossfit_answers.py measures fits on other folds)",
+    )
+    parser.add_argument("--fold", type=int, help="train part: the questions of this fold only")
+    parser.add_argument(
         "--rule-off",
         action="append",
         default=[],
@@ -456,26 +469,43 @@ def main() -> int:
         missing = [line for t in sets.values() for line in check_questions(t)]
         print("\n".join(missing) or f"every question of {', '.join(sets)} is stated in its docs")
         return 1 if missing else 0
-    if args.part == "test" and args.rule_off:
-        parser.error("--rule-off measures on the train part only")
+    if args.part == "test" and (args.rule_off or args.answer_model or args.fold is not None):
+        parser.error("--rule-off, --answer-model and --fold measure on the train part only")
     if args.part == "test" and not (args.docs or args.questions):
         record_test_read(names)
     from ragcli.llm.offline import rules
+    from ragcli.llm.offline.model import AnswerModel, bundled, measuring
 
+    answer_model = (
+        AnswerModel.from_dict(json.loads(args.answer_model.read_text(encoding="utf-8")))
+        if args.answer_model
+        else bundled()
+    )
     reports = []
     try:
-        with tempfile.TemporaryDirectory() as work, rules.switched_off(*args.rule_off):
+        with (
+            tempfile.TemporaryDirectory() as work,
+            rules.switched_off(*args.rule_off),
+            measuring(answer_model),
+        ):
             for name in names:
                 if name == SQUAD:
-                    reports.append(measure_squad(args.stores, split, args.part))
+                    reports.append(measure_squad(args.stores, split, args.part, args.fold))
                     continue
                 store = args.store or (args.stores or Path(work)) / name
                 show = (sys.stderr if args.json else sys.stdout) if args.show else None
                 target = sets[name]
+                questions = [
+                    (q, fold)
+                    for q, fold in selected(target, split, args.part)
+                    if args.fold is None or fold == args.fold
+                ]
+                if not questions:
+                    continue
                 reports.append(
                     measure_set(
                         target,
-                        selected(target, split, args.part),
+                        questions,
                         args.part,
                         store,
                         show,

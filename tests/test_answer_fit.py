@@ -80,7 +80,7 @@ def test_the_bundled_model_weighs_known_features_and_fitted_selection():
     model = bundled()
     assert model.weights and set(model.weights) <= set(FEATURES)
     assert model.weights["relevance"] > 0
-    assert 0 < model.selection.keep_share < 1
+    assert 0 < model.selection.keep_share_howto < 1 and 0 < model.selection.keep_share_fact < 1
     assert 0.5 < model.selection.covered_fact < 1 and 0.5 < model.selection.covered_howto < 1
 
 
@@ -102,14 +102,14 @@ def test_the_simulated_selection_keeps_to_the_budget_and_the_stop():
     rows = _rows()
     model = fit(rows)
     every = SelectionParameters(
-        keep_share=0.0, covered_howto=1.0, covered_fact=1.0, covered_shown=1.0
+        keep_share_howto=0.0, covered_howto=1.0, covered_fact=1.0, covered_shown=1.0
     )
     long = simulate(rows, scorer_of(model), every, budget=700)
     assert long.held > 0.95 and 400 < long.median_chars <= 700 + 5 * 6
-    short = simulate(rows, scorer_of(model), SelectionParameters(keep_share=0.99), budget=700)
+    short = simulate(rows, scorer_of(model), SelectionParameters(keep_share_howto=0.99), budget=700)
     assert short.median_chars < 300
-    chosen = fit_selection(rows, scorer_of(model), median_chars=350)
-    assert simulate(rows, scorer_of(model), chosen).median_chars <= 350
+    chosen = fit_selection(rows, scorer_of(model), median_chars={"instruction": 350})
+    assert simulate(rows, scorer_of(model), chosen).medians["instruction"] <= 350
 
 
 def test_new_name_features_tell_the_setting_asked_for_from_a_list_of_others():

@@ -91,6 +91,25 @@ class AnswerFeatures:
 
 
 FEATURES: tuple[str, ...] = tuple(f.name for f in fields(AnswerFeatures))
+# The features by what they measure. Features of one group are correlated (a sentence that
+# names a new identifier often calls it too), so one dropped alone is made up for by the
+# others: scripts/ablate_answers.py drops a group at a time.
+FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
+    "relevance": ("relevance",),
+    "neighbours": ("context", "section", "explained"),
+    "restates": ("novelty",),
+    "asked_for": ("asked_for", "value_stated"),
+    "form": ("lead_in", "code_unit", "output_unit", "item_unit"),
+    "rank": ("rank",),
+    "names": (
+        "names_new",
+        "names_heading",
+        "names_call",
+        "name_first",
+        "other_names",
+        "name_of_question",
+    ),
+}
 # A value this many words from a question's term is stated about it (the window of a clause).
 VALUE_WINDOW = 8
 VALUE_TOKEN = re.compile(r"`[^`\n]+`|\d[\d,.]*\w*|\b(?:True|False|None)\b")

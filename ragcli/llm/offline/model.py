@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -23,16 +25,21 @@ from ragcli.llm.offline.questions import QuestionKind
 class SelectionParameters:
     """When the selector stops quoting (ragcli/llm/offline/selection.py).
 
-    - keep_share:    units scoring below this share of the best unit's score are left out;
+    - keep_share_howto, keep_share_fact: units scoring below this share of the best unit's
+                     score are left out (how-to questions, the others);
     - covered_howto, covered_fact: the answer stops once the chance that none of its units
-                     answers falls below 1 - this (how-to questions, the others);
+                     answers falls below 1 - this;
     - covered_shown: the same, once a how-to answer shows the code a sentence introduces.
     """
 
-    keep_share: float = 0.55
+    keep_share_howto: float = 0.55
+    keep_share_fact: float = 0.55
     covered_howto: float = 0.9999
     covered_fact: float = 0.98
     covered_shown: float = 0.9997
+
+    def keep_share(self, kind: QuestionKind) -> float:
+        return self.keep_share_howto if kind == "instruction" else self.keep_share_fact
 
     def covered(self, kind: QuestionKind, shown: bool = False) -> float:
         stop = self.covered_howto if kind == "instruction" else self.covered_fact
@@ -72,7 +79,26 @@ class AnswerModel:
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
-@lru_cache(maxsize=1)
+_measured: list[AnswerModel] = []  # a model a benchmark measures in place of the bundled one
+
+
 def bundled() -> AnswerModel:
+    """The model the answers use: the bundled one, unless a benchmark measures another."""
+    return _measured[-1] if _measured else _packaged()
+
+
+@lru_cache(maxsize=1)
+def _packaged() -> AnswerModel:
     raw = resources.files("ragcli").joinpath("data/answer_choice.json").read_text()
     return AnswerModel.from_dict(json.loads(raw))
+
+
+@contextmanager
+def measuring(model: AnswerModel) -> Iterator[None]:
+    """Within the block, answers use `model` (scripts/howto_benchmark.py --answer-model:
+    a model fitted on other folds, measured on this one)."""
+    _measured.append(model)
+    try:
+        yield
+    finally:
+        _measured.pop()

@@ -90,7 +90,7 @@ def select(
         return None
     # Keep sentences close to the best answer: a weak sentence dilutes a strong one.
     parameters = bundled().selection
-    cutoff = eligible[0].score * parameters.keep_share
+    cutoff = eligible[0].score * parameters.keep_share(question_kind(query))
     chosen: list[Candidate] = []
     shown: set[str] = set()  # the code chosen, alone or after a lead-in (what_it_shows)
     example = section_code(query, eligible[0], chunks, options.answer_max_chars)

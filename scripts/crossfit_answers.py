@@ -1,0 +1,151 @@
+#!/usr/bin/env python
+"""Measure answer models end to end on the train folds, each fold answered by a model fitted
+on the other folds: the figure for sites the fit has not seen.
+
+For each candidate (a list of answer features; `all` for every one; `shipped` for the
+bundled model as it is, fitted on no fold), and each train fold of
+scripts/data/split.yaml, the scorer and selector are fitted (ragcli/evaluation/answer_fit.py)
+on the rows of the other folds (scripts/fit_answers.py --dump), and
+scripts/howto_benchmark.py --part train --fold F --answer-model asks that fold's questions
+(every documentation site in the fold, and the fold's share of the SQuAD Rhine article).
+Per candidate and fold it prints the share of documentation questions whose answer names
+the solution or states the value, their median answer length, and the Rhine gold answers;
+then each candidate's mean change from the first, with the folds' spread of that change.
+
+    .venv/bin/python scripts/crossfit_answers.py --rows rows.json --stores DIR \\
+        --candidate all --candidate relevance,asked_for [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ragcli.evaluation.answer_fit import Rows, fit, fit_model, folds  # noqa: E402
+from ragcli.llm.offline.features import FEATURES  # noqa: E402
+from ragcli.llm.offline.model import AnswerModel, bundled  # noqa: E402
+
+
+@dataclass
+class FoldAnswers:
+    fold: int
+    questions: int
+    in_answer: float  # documentation questions: name or value in the answer
+    median_chars: float
+    rhine_questions: int
+    rhine_gold: float
+    rhine_median_chars: float
+
+
+def load_rows(path: Path) -> list[Rows]:
+    return [Rows(**r) for r in json.loads(path.read_text(encoding="utf-8"))]
+
+
+def measure_fold(stores: Path, model_file: Path, fold: int) -> FoldAnswers:
+    command = [sys.executable, str(ROOT / "scripts" / "howto_benchmark.py"), "--set", "all"]
+    command += ["--part", "train", "--fold", str(fold), "--stores", str(stores)]
+    command += ["--answer-model", str(model_file), "--json"]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        tail = result.stderr.strip().splitlines()[-1:] or ["no output"]
+        raise SystemExit(f"crossfit_answers: fold {fold} failed: {tail[0]}")
+    out: Any = json.loads(result.stdout)
+    reports = out["sets"] if isinstance(out, dict) else out
+    reports = reports if isinstance(reports, list) else [reports]
+    docs = [q for r in reports if r["set"] != "squad-rhine" for q in r["questions"]]
+    rhine = next((r for r in reports if r["set"] == "squad-rhine"), None)
+    return FoldAnswers(
+        fold,
+        len(docs),
+        sum(q["in_answer"] for q in docs) / len(docs) if docs else 0.0,
+        statistics.median(q["chars"] for q in docs) if docs else 0.0,
+        rhine["questions"] if rhine else 0,
+        rhine["answer_contains_gold"] if rhine else 0.0,
+        rhine["median_answer_chars"] if rhine else 0.0,
+    )
+
+
+def candidate_model(candidate: str, rows: list[Rows]) -> AnswerModel:
+    """The model a candidate names, fitted on `rows`: `shipped` is the bundled model as it
+    is; a candidate ending in `@kept` keeps the bundled model's selector (only the scorer
+    is fitted)."""
+    if candidate == "shipped":
+        return bundled()
+    features, _, selector = candidate.partition("@")
+    if selector == "kept":
+        return replace(fit(rows, features_of(features)), selection=bundled().selection)
+    return fit_model(rows, features_of(features))
+
+
+def features_of(candidate: str) -> list[str]:
+    if candidate == "all":
+        return list(FEATURES)
+    names = [n.strip() for n in candidate.split(",") if n.strip()]
+    if unknown := set(names) - set(FEATURES):
+        raise SystemExit(f"crossfit_answers: unknown features {', '.join(sorted(unknown))}")
+    return names
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=Path, required=True, help="fit_answers.py --dump's file")
+    parser.add_argument("--stores", type=Path, required=True, help="the benchmark's stores")
+    parser.add_argument(
+        "--candidate",
+        action="append",
+        required=True,
+        help="features (comma-separated) or all, with @kept to keep the bundled selector; "
+        "or shipped (the bundled model, not refitted)",
+    )
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    rows = load_rows(args.rows)
+    results: dict[str, list[FoldAnswers]] = {}
+    with tempfile.TemporaryDirectory() as work:
+        for candidate in args.candidate:
+            results[candidate] = []
+            for fold in folds(rows):
+                model = candidate_model(candidate, [q for q in rows if q.fold != fold])
+                model_file = Path(work) / f"model-{fold}.json"
+                model_file.write_text(json.dumps(model.to_dict("crossfit")), encoding="utf-8")
+                print(f"crossfit_answers: {candidate[:40]}, fold {fold} …", file=sys.stderr)
+                results[candidate].append(measure_fold(args.stores, model_file, fold))
+    if args.json:
+        print(json.dumps({c: [asdict(f) for f in fs] for c, fs in results.items()}, indent=2))
+        return 0
+    first = args.candidate[0]
+    for candidate, per_fold in results.items():
+        cells = "  ".join(
+            f"{f.in_answer:.3f}/{f.median_chars:.0f}/{f.rhine_gold:.3f}/{f.rhine_median_chars:.0f}"
+            for f in per_fold
+        )
+        print(
+            f"{candidate[:60]}\n  per fold (docs in answer / median / Rhine gold / median): {cells}"
+        )
+        if candidate != first:
+            change = [
+                a.in_answer - b.in_answer for a, b in zip(per_fold, results[first], strict=True)
+            ]
+            gold = [
+                a.rhine_gold - b.rhine_gold for a, b in zip(per_fold, results[first], strict=True)
+            ]
+            print(
+                f"  change from {first[:30]}: docs {statistics.fmean(change):+.3f} "
+                f"(spread {max(change) - min(change):.3f}), Rhine {statistics.fmean(gold):+.3f} "
+                f"(spread {max(gold) - min(gold):.3f})"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
