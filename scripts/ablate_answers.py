@@ -14,18 +14,17 @@ measures inside the noise while the group does not.
 
 `--eliminate` drops, one at a time, the group whose drop costs least while the model stays
 inside the noise of the full one (relevance stays: it is the ground the others stand on),
-and prints each step; with `--write` the features left go to
-scripts/data/answer_features.txt, which scripts/fit_answers.py fits on.
+and prints each step. A group it drops is taken out of features.py, with its figure in
+docs/dev-log/offline-backend.md.
 
     .venv/bin/python scripts/fit_answers.py --stores DIR --dump /tmp/rows.json
-    .venv/bin/python scripts/ablate_answers.py --rows /tmp/rows.json [--eliminate [--write]]
+    .venv/bin/python scripts/ablate_answers.py --rows /tmp/rows.json [--eliminate]
         [--json]
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import sys
 from dataclasses import asdict
@@ -43,8 +42,6 @@ from ragcli.evaluation.answer_fit import (  # noqa: E402
 )
 from ragcli.llm.offline.features import FEATURE_GROUPS  # noqa: E402
 
-CHOICE = ROOT / "scripts" / "data" / "answer_features.txt"
-
 
 def load_rows(path: Path) -> list[Rows]:
     return [Rows(**r) for r in json.loads(path.read_text(encoding="utf-8"))]
@@ -60,7 +57,6 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=Path, required=True, help="fit_answers.py --dump's file")
     parser.add_argument("--eliminate", action="store_true", help="backward elimination")
-    parser.add_argument("--write", action="store_true", help="with --eliminate: keep its choice")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rows = load_rows(args.rows)
@@ -80,15 +76,6 @@ def main() -> int:
         print("\n".join(line(a) for a in dropped) or "  none")
         print("kept (each dropped from what is left):")
         print("\n".join(line(a) for a in ablate(rows, left, cross_validated_mrr)))
-    if args.write:
-        CHOICE.write_text(
-            f"# The answer features scripts/fit_answers.py fits on: what\n"
-            f"# scripts/ablate_answers.py --eliminate left on {datetime.date.today()} over\n"
-            f"# {len(rows)} train questions; the groups dropped measured inside the noise.\n"
-            + "".join(f"{name}  # {group}\n" for group, names in left.items() for name in names),
-            encoding="utf-8",
-        )
-        print(f"wrote {CHOICE.relative_to(ROOT)}")
     return 0
 
 

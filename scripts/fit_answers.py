@@ -63,7 +63,6 @@ from ragcli.llm.offline.model import AnswerModel, bundled  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 OUT = ROOT / "ragcli" / "data" / "answer_choice.json"
-FEATURE_CHOICE = ROOT / "scripts" / "data" / "answer_features.txt"
 SQUAD = "squad-rhine"
 
 
@@ -267,8 +266,7 @@ def main() -> int:
     parser.add_argument("--only", nargs="+", help="these sets only")
     parser.add_argument(
         "--features",
-        help="fit on these features only (comma-separated; default: "
-        "scripts/ablate_answers.py --eliminate's choice, kept in scripts/data/answer_features.txt)",
+        help="fit on these features only (comma-separated; default: every one)",
     )
     args = parser.parse_args()
     if args.rows:
@@ -303,16 +301,7 @@ def main() -> int:
 
 
 def chosen_features(given: str | None) -> list[str]:
-    if given:
-        names = [n.strip() for n in given.split(",") if n.strip()]
-    elif FEATURE_CHOICE.exists():
-        names = [
-            line.split("#", 1)[0].strip()
-            for line in FEATURE_CHOICE.read_text(encoding="utf-8").splitlines()
-        ]
-        names = [n for n in names if n]
-    else:
-        names = list(FEATURES)
+    names = [n.strip() for n in given.split(",") if n.strip()] if given else list(FEATURES)
     if unknown := set(names) - set(FEATURES):
         raise SystemExit(f"unknown features: {', '.join(sorted(unknown))}")
     return names

@@ -317,6 +317,30 @@ def test_a_whole_listing_is_not_shown_as_the_sections_example(tmp_path):
         assert (short in answer) is shown, answer
 
 
+def test_a_hand_rule_switched_off_for_its_ablation_changes_the_candidates():
+    """scripts/ablate_rules.py measures a rule by switching it off: without the
+    `transcripts` rule, a run's output is a candidate for a how-to answer."""
+    from ragcli.llm.offline import rules
+    from ragcli.llm.offline.candidates import found_units
+
+    content = (
+        "## Retrying requests\n\n"
+        "A flaky server makes the client fail like this:\n\n"
+        "```console\n$ python client.py\nConnection failed, giving up\n```\n\n"
+        "Pass a retry count to the transport with `retries=3`."
+    )
+    chunks = [_chunk(1, "Client > Retrying requests", content)]
+    question = "How do I retry failed connections?"
+
+    def transcript_found() -> bool:
+        return any("giving up" in f.text for f in found_units(chunks, question))
+
+    assert not transcript_found()
+    with rules.switched_off("transcripts"):
+        assert transcript_found()
+    assert not transcript_found()
+
+
 def test_a_lead_in_to_a_runs_output_does_not_count_as_bringing_code(tmp_path):
     """ "When you run it, you will see:" brings a transcript: what happens, not what to
     write. A lead-in that names the call, or brings code, still counts."""

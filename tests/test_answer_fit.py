@@ -29,7 +29,7 @@ HOWTO = "How do I stop following redirects?"
 
 def _rows(seed: int = 7, questions: int = 60) -> list[Rows]:
     """Questions whose answering unit has a high `names_new` and a relevance no higher
-    than the others'; `rank` is noise."""
+    than the others'; `name_first` is noise."""
     rng = random.Random(seed)
     out = []
     for n in range(questions):
@@ -39,7 +39,7 @@ def _rows(seed: int = 7, questions: int = 60) -> list[Rows]:
             values = dict.fromkeys(FEATURES, 0.0)
             values["relevance"] = rng.uniform(0.3, 0.6)
             values["names_new"] = 1.0 if i == answer else float(rng.random() < 0.15)
-            values["rank"] = rng.random()
+            values["name_first"] = rng.random()
             features.append([values[name] for name in FEATURES])
             labels.append(i == answer)
             sizes.append(rng.randrange(80, 300))
@@ -51,7 +51,7 @@ def test_the_fit_weighs_what_tells_the_answer_and_scores_read_as_probabilities()
     rows = _rows()
     model = fit(rows)
     assert model.weights["names_new"] > 1.0
-    assert abs(model.weights.get("rank", 0.0)) < model.weights["names_new"] / 3
+    assert abs(model.weights.get("name_first", 0.0)) < model.weights["names_new"] / 3
     right, total = top1(rows, scorer_of(model))
     alone, _ = top1(rows, lambda q: np.array(q.relevance))
     assert total == 60 and right / total > 0.5 > alone / total
@@ -84,18 +84,15 @@ def test_the_bundled_model_weighs_known_features_and_fitted_selection():
     assert 0.5 < model.selection.covered_fact < 1 and 0.5 < model.selection.covered_howto < 1
 
 
-def test_ablation_finds_the_feature_that_matters_and_elimination_drops_the_noise():
+def test_ablation_finds_the_group_that_matters_and_elimination_drops_the_noise():
     rows = _rows()
-    report = {
-        a.feature: a for a in ablate(rows, ["relevance", "names_new", "rank"], cross_validated_top1)
-    }
-    assert report["names_new"].change < -0.3 and report["names_new"].beyond_noise
-    assert not report["rank"].beyond_noise
-    left, dropped = eliminate(
-        rows, ["relevance", "names_new", "rank"], cross_validated_top1, keep=("relevance",)
-    )
-    assert "names_new" in left and "rank" not in left
-    assert [a.feature for a in dropped] == ["rank"]
+    groups = {"relevance": ("relevance",), "names": ("names_new",), "noise": ("name_first",)}
+    report = {a.dropped: a for a in ablate(rows, groups, cross_validated_top1)}
+    assert report["names"].change < -0.3 and report["names"].beyond_noise
+    assert not report["noise"].beyond_noise
+    left, dropped = eliminate(rows, groups, cross_validated_top1, keep=("relevance",))
+    assert list(left) == ["relevance", "names"]
+    assert [a.dropped for a in dropped] == ["noise"]
 
 
 def test_the_simulated_selection_keeps_to_the_budget_and_the_stop():
@@ -122,6 +119,7 @@ def test_new_name_features_tell_the_setting_asked_for_from_a_list_of_others():
     assert named.name_first > 0.9 > listed.name_first
     assert listed.other_names > named.other_names == 0.0
     assert named.name_of_question == pytest.approx(2 / 3)  # follow, redirect; not false
+    assert listed.name_of_question == 0.0
     fact = UnitContext("sentence", 0.5, 0.0, 0.0, 0.0, 1, False, "", "", frozenset())
     stated = answer_features(
         "What is the default timeout?", "other", "The default timeout is 5 seconds.", fact
@@ -138,10 +136,10 @@ def test_new_name_features_tell_the_setting_asked_for_from_a_list_of_others():
 
 def test_a_rule_is_switched_off_only_inside_its_block():
     assert rules.on("section_example")
-    with rules.switched_off("section_example", "antecedent"):
-        assert not rules.on("section_example") and not rules.on("antecedent")
+    with rules.switched_off("section_example", "titled"):
+        assert not rules.on("section_example") and not rules.on("titled")
         assert rules.on("duplicates")
-    assert rules.on("section_example") and rules.on("antecedent")
+    assert rules.on("section_example") and rules.on("titled")
     with pytest.raises(KeyError):
         rules.on("no_such_rule")
     with pytest.raises(KeyError), rules.switched_off("no_such_rule"):
