@@ -35,16 +35,12 @@ sys.path.insert(0, str(ROOT))
 
 from ragcli.evaluation.answer_fit import (  # noqa: E402
     Ablation,
-    Rows,
     ablate,
     cross_validated_mrr,
     eliminate,
+    load_rows,
 )
 from ragcli.llm.offline.features import FEATURE_GROUPS  # noqa: E402
-
-
-def load_rows(path: Path) -> list[Rows]:
-    return [Rows(**r) for r in json.loads(path.read_text(encoding="utf-8"))]
 
 
 def line(a: Ablation) -> str:

@@ -96,7 +96,13 @@ def main() -> int:
     print("rule off: name or value in the answer, change over the train folds (spread);")
     print("median answer length change; Rhine gold answers change")
     for r in report:
-        verdict = "beyond the noise" if r["beyond_noise"] else "inside the noise"
+        verdict = (
+            "no change"
+            if not any(r["per_fold"])
+            else "beyond the noise"
+            if r["beyond_noise"]
+            else "inside the noise"
+        )
         print(
             f"  {r['rule']:<17} {r['in_answer_change']:+.3f} (spread {r['spread']:.3f}, "
             f"{verdict})  median {r['median_chars_change']:+.0f}  Rhine "

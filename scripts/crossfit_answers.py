@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ragcli.evaluation.answer_fit import Rows, fit, fit_model, folds  # noqa: E402
+from ragcli.evaluation.answer_fit import Rows, fit, fit_model, folds, load_rows  # noqa: E402
 from ragcli.llm.offline.features import FEATURES  # noqa: E402
 from ragcli.llm.offline.model import AnswerModel, bundled  # noqa: E402
 
@@ -45,10 +45,6 @@ class FoldAnswers:
     rhine_questions: int
     rhine_gold: float
     rhine_median_chars: float
-
-
-def load_rows(path: Path) -> list[Rows]:
-    return [Rows(**r) for r in json.loads(path.read_text(encoding="utf-8"))]
 
 
 def measure_fold(stores: Path, model_file: Path, fold: int) -> FoldAnswers:

@@ -50,6 +50,7 @@ from ragcli.evaluation.answer_fit import (  # noqa: E402
     cross_validated_top1,
     fit_model,
     folds,
+    load_rows,
     scores,
     share,
     simulate,
@@ -200,10 +201,6 @@ def collect(name: str, paths: list[Path], store: Path, questions: list[Question]
             )
         )
     return out
-
-
-def load_rows(path: Path) -> list[Rows]:
-    return [Rows(**r) for r in json.loads(path.read_text(encoding="utf-8"))]
 
 
 def report(rows: list[Rows], features: list[str]) -> AnswerModel:

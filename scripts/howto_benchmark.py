@@ -57,6 +57,7 @@ sys.path.insert(0, str(ROOT))
 
 from ragcli.evaluation.doc_sets import SETS, fetch  # noqa: E402
 from ragcli.evaluation.split import Split, load_split  # noqa: E402
+from ragcli.llm.offline.rules import RULES  # noqa: E402
 
 SQUAD = "squad-rhine"
 CHOICES = (*SETS, SQUAD, "docs", "all")
@@ -452,6 +453,7 @@ def main() -> int:
         "--rule-off",
         action="append",
         default=[],
+        choices=sorted(RULES),
         metavar="RULE",
         help="switch off one of the offline answer's hand rules (ragcli/llm/offline/rules.py;"
         " train part only: scripts/ablate_rules.py measures each)",
@@ -476,11 +478,14 @@ def main() -> int:
     from ragcli.llm.offline import rules
     from ragcli.llm.offline.model import AnswerModel, bundled, measuring
 
-    answer_model = (
-        AnswerModel.from_dict(json.loads(args.answer_model.read_text(encoding="utf-8")))
-        if args.answer_model
-        else bundled()
-    )
+    try:
+        answer_model = (
+            AnswerModel.from_dict(json.loads(args.answer_model.read_text(encoding="utf-8")))
+            if args.answer_model
+            else bundled()
+        )
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        parser.error(f"--answer-model {args.answer_model}: not a model file ({error})")
     reports = []
     try:
         with (

@@ -12,9 +12,11 @@ here is deterministic: the same rows give the same model.
 from __future__ import annotations
 
 import itertools
+import json
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -55,6 +57,17 @@ class Rows:
 
     def matrix(self) -> np.ndarray:
         return np.array(self.features, dtype=float).reshape(len(self.labels), len(FEATURES))
+
+
+def load_rows(path: Path) -> list[Rows]:
+    """The rows scripts/fit_answers.py --dump wrote; a file that cannot be read is one line
+    naming it (SystemExit)."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return [Rows(**r) for r in raw]
+    except (OSError, ValueError, TypeError) as error:
+        message = f"{path}: not rows written by scripts/fit_answers.py --dump ({error})"
+        raise SystemExit(message) from None
 
 
 def fit(rows: Sequence[Rows], features: Sequence[str] = FEATURES, c: float = 1.0) -> AnswerModel:
