@@ -52,6 +52,25 @@ def test_a_name_of_its_own_replaces_the_previous_name_and_keeps_what_was_asked()
     assert "HTTP" not in socks.question.split("(")[1] and "proxy" in socks.question
 
 
+def test_ones_after_a_word_of_its_own_is_that_word_with_the_previous_head_noun():
+    """ "And for monthly ones?" after a question about annual plans asks about monthly
+    plans: "monthly" replaces "annual", "ones" stands for plan; a bare "ones" (or "which
+    one?") still refers back."""
+    history = after(REFUND, ["Driftwood Refund Policy > Annual plans"])
+    made = make_standalone("And for monthly ones?", history)
+    assert made.question == "And for monthly ones? (refund plan)"
+    assert made.reason == (
+        "names its own focus (monthly) in place of the previous one (annual, plan, as its "
+        'answer\'s section is titled), "ones" standing for plan: carried refund, plan'
+    )
+    untitled = make_standalone("And for monthly ones?", after(REFUND))
+    assert "annual" not in untitled.question and "plan" in untitled.question
+    assert pronouns("And for monthly ones?") == []
+    assert pronouns("Which ones can I cancel?") == ["ones"]
+    which = make_standalone("Which one is cheaper?", history)
+    assert which.question == "Which one is cheaper? (refund annual plan)"
+
+
 def test_no_focus_and_pronouns_keep_the_previous_focus():
     history = after(REFUND, ["Driftwood Refund Policy > Annual plans"])
     for question in ("Since when?", "And how?", "Why?"):

@@ -12,7 +12,10 @@ follow-up does, read from its own words:
   continues, "what do I need to install?", asks its question of the previous focus): it
   asks about the previous focus again;
 - it refers back with a pronoun ("can I turn it off?"): the pronoun stands for the
-  previous focus; both keep everything the previous question named.
+  previous focus; both keep everything the previous question named. "Ones" after a word
+  of the follow-up's own ("and for monthly ones?") is no pronoun: the word is its own
+  focus, and "ones" stands for the head of the previous focus (its last word: "annual
+  plan" → plan).
 
 What the previous question's focus was comes from what its answer was found under: its
 words that title the sections its sources came from ("How long do I have to get a refund
@@ -39,6 +42,10 @@ ANAPHORS = frozenset(
 # Of those, the ones that are determiners when a topic word follows ("one seat", "that
 # plan"): then they point at nothing but the noun after them.
 DETERMINERS = frozenset("this that these those one".split())
+# A noun standing for the head of a noun said before, when a word of the follow-up's own
+# comes before it ("monthly ones"). Not "one": after a verb it is a pronoun ("can I
+# protect one?"), and a verb and an adjective look alike here.
+SUBSTITUTES = frozenset({"ones"})
 # Openings that continue the previous question rather than start a new one, and endings
 # that add to it ("… too?").
 CONTINUATION = re.compile(
@@ -67,7 +74,8 @@ def topic_words(text: str) -> list[str]:
 
 def pronouns(question: str) -> list[str]:
     """The words of `question` that point back, lower-cased; a determiner followed by a
-    topic word points at that word instead."""
+    topic word points at that word instead, and "ones" after a topic word is a
+    substitute, no pronoun."""
     words = WORD.findall(question)
     found = []
     for position, word in enumerate(words):
@@ -75,10 +83,32 @@ def pronouns(question: str) -> list[str]:
         if lowered not in ANAPHORS:
             continue
         after = words[position + 1].lower() if position + 1 < len(words) else ""
-        if lowered in DETERMINERS and after and after not in STOPWORDS | FILLER | ANAPHORS:
+        if lowered in DETERMINERS and after and not _no_topic(after):
             continue
+        if lowered in SUBSTITUTES and position and not _no_topic(words[position - 1].lower()):
+            continue  # "monthly ones": a substitute (substitute()), no pronoun
         found.append(lowered)
     return found
+
+
+def substitute(question: str) -> str:
+    """The "ones" `question` says after a topic word of its own ("monthly ones"),
+    lower-cased; "" when it says none."""
+    words = WORD.findall(question)
+    return next(
+        (
+            word.lower()
+            for position, word in enumerate(words)
+            if word.lower() in SUBSTITUTES
+            and position
+            and not _no_topic(words[position - 1].lower())
+        ),
+        "",
+    )
+
+
+def _no_topic(word: str) -> bool:
+    return word in STOPWORDS | FILLER | ANAPHORS
 
 
 def names(text: str) -> set[str]:
@@ -170,8 +200,13 @@ def make_standalone(question: str, history: list[PriorTurn]) -> Standalone:
                 f"{', '.join(previous.names)}, and asks what was asked"
             )
         else:
-            carried = new(previous.words(previous.names, previous.said))
+            # "monthly ones": the head of the previous focus is what "ones" stands for.
+            standing_for = substitute(question)
+            head = previous.focus[-1:] if standing_for else []
+            carried = new(previous.words(previous.names, previous.said, head))
             why = f"names its own focus ({', '.join(own)}) in place of the previous one ({focus})"
+            if head:
+                why += f', "{standing_for}" standing for {head[0]}'
     else:
         carried = new(previous.words(previous.names, previous.focus, previous.said))
         if pointers:
