@@ -1020,7 +1020,8 @@ def test_hugo_shortcodes_and_toml_front_matter():
         '{{< highlight go "linenos=table" >}}\nfunc main() {}\n{{< /highlight >}}\n\n'
         '{{% include "content/shared/notes.md" %}}\n\n'
         "{{% notice warning %}}\nDo **not** commit secrets.\n{{% /notice %}}\n\n"
-        "{{< youtube w7Ft2ymGmfc >}}\n"
+        "{{< youtube w7Ft2ymGmfc >}}\n\n"
+        '{{< alert icon="👉" text="The Quick Start is for **advanced** users." />}}\n'
     )
     doc = read_markdown(text)
     assert doc.blocks == [
@@ -1031,6 +1032,7 @@ def test_hugo_shortcodes_and_toml_front_matter():
         CodeBlock("go", "func main() {}"),
         CodeBlock("", "text included from content/shared/notes.md", "content/shared/notes.md"),
         Paragraph("Do not commit secrets."),
+        Paragraph("The Quick Start is for advanced users."),
     ]
     assert doc.metadata == {"categories": ["config"], "date": "2024-01-02"}
 

@@ -8,7 +8,8 @@ markdown-it rules:
   (includes.py), never read;
 - a `tab` with a `lang` (Docsy's tab panes) is code under its header;
 - any other shortcode with a body is read as that body, in place; one without a body
-  (`{{< youtube id >}}`) is no text;
+  is its `text` argument, read as a paragraph (Doks' `{{< alert text="…" />}}`), or no
+  text (`{{< youtube id >}}`);
 - inside a paragraph, a link to `{{< ref "page.md" >}}` or `relref` reads as its text, and
   any other shortcode call is no text (a paired one's words between its tags stay)."""
 
@@ -109,7 +110,14 @@ def _block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
         state.line = start + 1
         return True
     if close is None:
-        state.line = start + 1  # no body: no text
+        if words := call.named.get("text", "").strip():
+            # A callout that carries its words in an argument: a paragraph of them, read
+            # as Markdown like any other.
+            state.push("paragraph_open", "p", 1).map = [start, start + 1]
+            inline = state.push("inline", "", 0)
+            inline.content, inline.map, inline.children = words, [start, start + 1], []
+            state.push("paragraph_close", "p", -1)
+        state.line = start + 1  # no body and no text argument: no text
         return True
     if call.name in CODE or (call.name == "tab" and call.language):
         token = _push(state, "shortcode_code", call, start, close + 1)

@@ -162,8 +162,10 @@ FORMATS = _formats()
 #   (`:::tip[Title]`), MDX's ESM, JSX and expressions, Hugo's shortcodes; a MyST `{doc}`
 #   reads as the page's title; a list nested deeper than markdown-it reads is read at that
 #   depth, not dropped. MDX (`.mdx`) is read from its first version so.
+# Markdown 13: a Hugo shortcode without a body reads as its `text` argument (Doks'
+#   `{{< alert text="…" />}}`), where it had read as no text.
 READINGS = {
-    "md": 12,
+    "md": 13,
     "mdx": 1,
     "rst": 15,
     "html": 5,
