@@ -570,10 +570,7 @@ def test_a_how_to_answer_prefers_the_call_to_the_examples_values(tmp_path):
     assert bundled().score(call.features) > bundled().score(example.features)
     assert '`typer.Argument(envvar="AWESOME_NAME")`' in generated(backend, question, chunks)
     why = "Why does the CLI argument read an environment variable when it is not given?"
-    assert all(
-        s.features.names_call == 0.0
-        for s in backend.scored_sentences(why, chunks)
-    )
+    assert all(s.features.names_call == 0.0 for s in backend.scored_sentences(why, chunks))
 
 
 @pytest.mark.parametrize("ending", ["…", "...", ":"])

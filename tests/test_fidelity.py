@@ -54,8 +54,10 @@ span_code = st.one_of(
     ),
 )
 code_line = st.text(CODE_CHARACTERS + " `", max_size=40).map(str.rstrip)
-code_block = st.lists(code_line, min_size=1, max_size=8).map("\n".join).filter(
-    lambda s: s.strip() and "```" not in s
+code_block = (
+    st.lists(code_line, min_size=1, max_size=8)
+    .map("\n".join)
+    .filter(lambda s: s.strip() and "```" not in s)
 )
 
 
@@ -122,8 +124,16 @@ def markdown_page(draw, mdx: bool = False):
     if mdx:
         lines += ["import Tabs from '@theme/Tabs';", "import TabItem from '@theme/TabItem';", ""]
     kinds = [
-        "heading", "paragraph", "list", "fence", "admonition", "slash", "callout",
-        "docusaurus", "table", "quote",
+        "heading",
+        "paragraph",
+        "list",
+        "fence",
+        "admonition",
+        "slash",
+        "callout",
+        "docusaurus",
+        "table",
+        "quote",
     ]
     if mdx:
         kinds += ["tabs", "jsx_callout", "expression"]
@@ -227,10 +237,40 @@ def test_reading_markdown_is_deterministic(page):
 MARKUP = st.lists(
     st.sampled_from(
         list("`*_[](){}<>!#|:/=%+-~>\\\"' \n\t.")
-        + ["```", ":::", "///", "!!!", "{{<", ">}}", "{{%", "%}}", "<Tabs>", "</Tabs>",
-           "<TabItem label='x'>", "</TabItem>", "import x from 'y';\n", "---\n", "+++\n",
-           "{\n", "}\n", ".. note::", ".. code-block::", "::\n\n   ", "<pre>", "</pre>",
-           "<code>", "</code>", "<div>", "a", "b", "\n\n", "    ", "1. ", "- ", "> "]
+        + [
+            "```",
+            ":::",
+            "///",
+            "!!!",
+            "{{<",
+            ">}}",
+            "{{%",
+            "%}}",
+            "<Tabs>",
+            "</Tabs>",
+            "<TabItem label='x'>",
+            "</TabItem>",
+            "import x from 'y';\n",
+            "---\n",
+            "+++\n",
+            "{\n",
+            "}\n",
+            ".. note::",
+            ".. code-block::",
+            "::\n\n   ",
+            "<pre>",
+            "</pre>",
+            "<code>",
+            "</code>",
+            "<div>",
+            "a",
+            "b",
+            "\n\n",
+            "    ",
+            "1. ",
+            "- ",
+            "> ",
+        ]
     ),
     max_size=120,
 ).map("".join)
@@ -368,8 +408,7 @@ def test_the_same_page_reads_the_same_every_time(reader):
     """Deterministic, whatever was read before (docutils' registries, cached parsers)."""
     page = {
         "markdown": (
-            "# T\n\n:::tip[X]\nUse `a[0][1]`.\n:::\n\n"
-            "{{< highlight go >}}\nx\n{{< /highlight >}}\n"
+            "# T\n\n:::tip[X]\nUse `a[0][1]`.\n:::\n\n{{< highlight go >}}\nx\n{{< /highlight >}}\n"
         ),
         "mdx": (
             "import X from 'y';\n\n<Tabs>\n<TabItem label=\"A\">\n\nText `c`.\n\n"

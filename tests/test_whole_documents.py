@@ -49,9 +49,7 @@ def test_auto_sends_a_summary_or_a_comparison_of_named_documents_to_them(sample_
     assert summary.auto_details.mode == "documents"
     assert summary.auto_details.reason == "a summary of admin_guide.pdf"
     assert [s.metadata.locator for s in summary.sources][:2] == ["page 1", "page 2"]
-    compared = service.ask(
-        settings, "Compare the privacy policy and the terms of service", "auto"
-    )
+    compared = service.ask(settings, "Compare the privacy policy and the terms of service", "auto")
     assert compared.auto_details.rule == "whole_documents"
     names = {d.path.rsplit("/", 1)[1] for d in compared.documents_details.documents}
     assert names == {"privacy_policy.md", "terms_of_service.md"}
@@ -86,9 +84,7 @@ def test_a_model_reads_documents_whole_or_map_reduces_within_the_call_limit(samp
     question = "What does the refund policy say?"
     with OpenAIStub() as llm:
         llm.enqueue("Annual plans are refundable for 30 days [2]; chargebacks close it [10].")
-        whole = service.ask(
-            settings_with(sample_store, llm), question, files=["refund_policy.md"]
-        )
+        whole = service.ask(settings_with(sample_store, llm), question, files=["refund_policy.md"])
         prompt = llm.prompts()[0]
     assert whole.documents_details.strategy == "whole" and len(llm.requests) == 1
     assert all(f'<source id="{n}"' in prompt for n in range(1, 11))

@@ -179,7 +179,6 @@ def with_paths(blocks: list[Block], above: tuple[tuple[int, str], ...] = ()) -> 
     return found
 
 
-
 class _Node:
     """A block of the token stream with the blocks inside it: an opening token's type
     without `_open` (`bullet_list`), or a token of its own (`fence`, `inline`). Lighter

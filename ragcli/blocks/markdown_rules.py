@@ -147,7 +147,6 @@ def _unresolved_reference(state: StateInline, silent: bool) -> bool:
     return True
 
 
-
 def _colon_fence(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     """A colon fence, to a line of as many colons or more: a MyST directive
     (`:::{note}`, a `colon_fence` token holding its body as written, which the directive's
@@ -307,4 +306,3 @@ def _slash_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     state.parentType, state.lineMax = old_parent, old_max
     state.line = line + 1 if closed else line
     return True
-

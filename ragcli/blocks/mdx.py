@@ -36,9 +36,7 @@ ESM = re.compile(
 # A JSX element's opening at a line's start: a component (capitalised, or a member such
 # as `Tabs.Tab`) or `<details>`; a fragment `<>` too.
 JSX_OPEN = re.compile(r"<(?:([A-Z][\w]*(?:\.[A-Za-z_]\w*)*)|(details))(?=[\s/>])|<>")
-ATTRIBUTE = re.compile(
-    r"([A-Za-z_:][\w:.-]*)(?:\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|\{([^{}]*)\}))?"
-)
+ATTRIBUTE = re.compile(r"([A-Za-z_:][\w:.-]*)(?:\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|\{([^{}]*)\}))?")
 # What says a `.md` page is MDX: it imports (or exports) what it uses, as a Docusaurus,
 # Nextra or Starlight page does its components. A component alone is not enough: mdBook's
 # `<Listing>` is HTML in Markdown.

@@ -234,9 +234,7 @@ def _table(lines: list[str]) -> Table | None:
     return Table(rows[0], tuple(rows[1:]))
 
 
-def _list(
-    lines: list[str], index: int, end: int
-) -> Generator[tuple[Block, int, int], None, int]:
+def _list(lines: list[str], index: int, end: int) -> Generator[tuple[Block, int, int], None, int]:
     """The items of the list starting at `index`, each with its continuation lines;
     returns the index after the list (a generator's return value)."""
     indents: list[int] = []

@@ -57,9 +57,7 @@ def ingest(
     ] = None,
     depth: Annotated[
         int | None,
-        typer.Option(
-            "--depth", min=0, metavar="N", help="A site: follow links at most N hops."
-        ),
+        typer.Option("--depth", min=0, metavar="N", help="A site: follow links at most N hops."),
     ] = None,
     max_pages: Annotated[
         int,
@@ -136,8 +134,9 @@ def ingest(
 class Run:
     """One ingest of the given roots, run again by --every."""
 
-    def __init__(self, ingestor: "Ingestor", roots: list[Any], collection: str, prune: bool,
-                 options: Any):
+    def __init__(
+        self, ingestor: "Ingestor", roots: list[Any], collection: str, prune: bool, options: Any
+    ):
         self.ingestor, self.roots, self.collection = ingestor, roots, collection
         self.prune, self.options = prune, options
 

@@ -170,9 +170,9 @@ def standalone(question: str, history: list[PriorTurn]) -> str:
         "Rewrite the follow-up into one question that can be understood without the "
         "conversation, naming what it refers to, for a document search. Keep what the "
         "conversation is about (the product, service or names it uses). If the follow-up "
-        "names something new (\"what about X?\", \"and for X?\", \"X too?\"), ask about X "
-        "in place of what the previous question asked about; if it names nothing (\"why?\", "
-        "\"since when?\") or says \"it\" or \"that\", ask about what the previous question "
+        'names something new ("what about X?", "and for X?", "X too?"), ask about X '
+        'in place of what the previous question asked about; if it names nothing ("why?", '
+        '"since when?") or says "it" or "that", ask about what the previous question '
         "asked about. If it already stands alone, say so. Reply with JSON only: "
         '{"standalone": true or false, "question": "the standalone question"}'
     )
