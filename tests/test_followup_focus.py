@@ -60,11 +60,17 @@ def test_ones_after_a_word_of_its_own_is_that_word_with_the_previous_head_noun()
     made = make_standalone("And for monthly ones?", history)
     assert made.question == "And for monthly ones? (refund plan)"
     assert made.reason == (
-        "names its own focus (monthly) in place of the previous one (annual, plan, as its "
-        'answer\'s section is titled), "ones" standing for plan: carried refund, plan'
+        'names its own focus (monthly) in place of annual, "ones" standing for plan: '
+        "carried refund, plan"
     )
+    # Without the answer's sections, the same.
     untitled = make_standalone("And for monthly ones?", after(REFUND))
-    assert "annual" not in untitled.question and "plan" in untitled.question
+    assert untitled.question == "And for monthly ones? (refund plan)"
+    # A word before the head that is not of the focus stays: "cancel" is what was asked.
+    plans = after("How do I cancel plans?", ["Billing > Plans"])
+    assert make_standalone("And for monthly ones?", plans).question == (
+        "And for monthly ones? (cancel plans)"
+    )
     assert pronouns("And for monthly ones?") == []
     assert pronouns("Which ones can I cancel?") == ["ones"]
     which = make_standalone("Which one is cheaper?", history)

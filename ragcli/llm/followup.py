@@ -14,8 +14,8 @@ follow-up does, read from its own words:
 - it refers back with a pronoun ("can I turn it off?"): the pronoun stands for the
   previous focus; both keep everything the previous question named. "Ones" after a word
   of the follow-up's own ("and for monthly ones?") is no pronoun: the word is its own
-  focus, and "ones" stands for the head of the previous focus (its last word: "annual
-  plan" → plan).
+  focus in place of the word before the previous focus's head, which "ones" stands for
+  ("annual plan" → monthly plan).
 
 What the previous question's focus was comes from what its answer was found under: its
 words that title the sections its sources came from ("How long do I have to get a refund
@@ -199,14 +199,22 @@ def make_standalone(question: str, history: list[PriorTurn]) -> Standalone:
                 f"names its own focus ({', '.join(own)}) in place of "
                 f"{', '.join(previous.names)}, and asks what was asked"
             )
+        elif standing_for := substitute(question):
+            # "monthly ones" after "… an annual plan": "ones" stands for the head of the
+            # previous focus (its last word), and the follow-up's word for the word of the
+            # focus before it; everything else is carried.
+            head = previous.focus[-1]
+            at = previous.topic.index(head)
+            before = previous.topic[at - 1] if at else ""
+            modifier = before if before in previous.focus else ""
+            carried = new([w for w in previous.topic if w != modifier])
+            why = (
+                f"names its own focus ({', '.join(own)}) in place of "
+                f'{modifier or "the previous one"}, "{standing_for}" standing for {head}'
+            )
         else:
-            # "monthly ones": the head of the previous focus is what "ones" stands for.
-            standing_for = substitute(question)
-            head = previous.focus[-1:] if standing_for else []
-            carried = new(previous.words(previous.names, previous.said, head))
+            carried = new(previous.words(previous.names, previous.said))
             why = f"names its own focus ({', '.join(own)}) in place of the previous one ({focus})"
-            if head:
-                why += f', "{standing_for}" standing for {head[0]}'
     else:
         carried = new(previous.words(previous.names, previous.focus, previous.said))
         if pointers:
