@@ -1021,7 +1021,8 @@ def test_hugo_shortcodes_and_toml_front_matter():
         '{{% include "content/shared/notes.md" %}}\n\n'
         "{{% notice warning %}}\nDo **not** commit secrets.\n{{% /notice %}}\n\n"
         "{{< youtube w7Ft2ymGmfc >}}\n\n"
-        '{{< alert icon="👉" text="The Quick Start is for **advanced** users." />}}\n'
+        '{{< alert icon="👉" text="The Quick Start is for **advanced** users." />}}\n\n'
+        '{{< alert text="Learn about <a href=\\"https://semver.org\\">versions</a>." />}}\n'
     )
     doc = read_markdown(text)
     assert doc.blocks == [
@@ -1033,6 +1034,7 @@ def test_hugo_shortcodes_and_toml_front_matter():
         CodeBlock("", "text included from content/shared/notes.md", "content/shared/notes.md"),
         Paragraph("Do not commit secrets."),
         Paragraph("The Quick Start is for advanced users."),
+        Paragraph("Learn about versions."),  # a Go string's escaped quotes, an HTML link
     ]
     assert doc.metadata == {"categories": ["config"], "date": "2024-01-02"}
 

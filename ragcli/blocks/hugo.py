@@ -33,7 +33,11 @@ if TYPE_CHECKING:
 CALL = re.compile(
     r"\{\{([<%])-?\s*(/?)\s*([A-Za-z][\w./-]*)((?:[^}\n]|\}(?!\}))*?)\s*(/?)\s*-?[>%]\}\}"
 )
-ARGUMENT = re.compile(r"""([\w-]+)=(?:"([^"]*)"|'([^']*)'|(\S+))|"([^"]*)"|'([^']*)'|(\S+)""")
+# An argument, named or not: a Go string ("…", with backslash escapes), '…', or a word.
+ARGUMENT = re.compile(
+    r"""([\w-]+)=(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+))|"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)"""
+)
+ESCAPE = re.compile(r"\\(.)")
 REF_LINK = re.compile(
     r"\[([^\]\n]*)\]\(\s*\{\{[<%]\s*(?:rel)?ref\s+(?:[^}\n]|\}(?!\}))*?[>%]\}\}\s*\)"
 )
@@ -65,11 +69,13 @@ def parse_call(match: re.Match[str]) -> Call:
     named: dict[str, str] = {}
     for argument in ARGUMENT.finditer(match.group(4)):
         if argument.group(1):
-            named[argument.group(1).lower()] = next(
-                g for g in argument.group(2, 3, 4) if g is not None
-            )
+            value = next(g for g in argument.group(2, 3, 4) if g is not None)
+            quoted = argument.group(2) is not None
+            named[argument.group(1).lower()] = ESCAPE.sub(r"\1", value) if quoted else value
         else:
-            positional.append(next(g for g in argument.group(5, 6, 7) if g is not None))
+            value = next(g for g in argument.group(5, 6, 7) if g is not None)
+            quoted = argument.group(5) is not None
+            positional.append(ESCAPE.sub(r"\1", value) if quoted else value)
     return Call(match.group(3).lower(), tuple(positional), named)
 
 

@@ -163,7 +163,8 @@ FORMATS = _formats()
 #   reads as the page's title; a list nested deeper than markdown-it reads is read at that
 #   depth, not dropped. MDX (`.mdx`) is read from its first version so.
 # Markdown 13: a Hugo shortcode without a body reads as its `text` argument (Doks'
-#   `{{< alert text="…" />}}`), where it had read as no text.
+#   `{{< alert text="…" />}}`), where it had read as no text; a quoted argument's
+#   backslash escapes are read as Go reads them (`\"` is a quote).
 READINGS = {
     "md": 13,
     "mdx": 1,
