@@ -1,10 +1,12 @@
-"""The offline answer's fitted numbers: the scorer's weights over the answer features
+"""The offline answer's numbers: the scorer's weights over the answer features
 (ragcli/llm/offline/features.py) and the selector's parameters, all in one data file,
-ragcli/data/answer_choice.json, which only scripts/fit_answers.py writes.
+ragcli/data/answer_choice.json. `scripts/fit_answers.py --write` refits every one of them
+(the file's `about` says where the shipped ones come from).
 
-The score of a unit is p = 1 / (1 + exp(-(w . features + bias))): a pairwise ranking fit
-of "this unit holds the answer" against the other units of the same question, scaled so
-that it reads as a probability (the selector multiplies the chances of a miss).
+The score of a unit is p = 1 / (1 + exp(-(w . features + bias))), read as the chance that
+the unit holds the answer: the selector multiplies the chances of a miss. The fit script
+fits w pairwise (each answering unit against the other units of its question) and scales
+it so that it reads as a probability.
 """
 
 from __future__ import annotations
