@@ -19,8 +19,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
+import numpy as np
+
 from ragcli.llm.offline.features import FEATURES, AnswerFeatures
 from ragcli.llm.offline.questions import QuestionKind
+
+# The score's logit is clipped here: exp() of a larger one overflows.
+Z_LIMIT = 60.0
 
 
 @dataclass(frozen=True)
@@ -78,7 +83,14 @@ class AnswerModel:
     def score(self, features: AnswerFeatures | tuple[float, ...] | list[float]) -> float:
         vector = features.vector() if isinstance(features, AnswerFeatures) else features
         z = self.linear(vector)
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+        return 1.0 / (1.0 + math.exp(-max(-Z_LIMIT, min(Z_LIMIT, z))))
+
+    def scores(self, matrix: np.ndarray) -> np.ndarray:
+        """`score` of each row of `matrix` (one unit's features a row, in FEATURES order),
+        at once: what the fit scripts score thousands of units with."""
+        w = np.array([self.weights.get(name, 0.0) for name in FEATURES])
+        z = np.clip(matrix @ w + self.bias, -Z_LIMIT, Z_LIMIT)
+        return np.asarray(1.0 / (1.0 + np.exp(-z)))
 
 
 _measured: list[AnswerModel] = []  # a model a benchmark measures in place of the bundled one
