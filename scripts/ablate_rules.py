@@ -21,13 +21,15 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT))
+
+from howto_benchmark import train_run  # noqa: E402
 
 from ragcli.llm.offline.rules import RULES  # noqa: E402
 
@@ -37,16 +39,10 @@ BASE = "none"
 def run(stores: Path, runs: Path, rule: str) -> dict[str, Any]:
     out = runs / f"{rule}.json"
     if not out.exists():
-        command = [sys.executable, str(ROOT / "scripts" / "howto_benchmark.py"), "--set", "all"]
-        command += ["--part", "train", "--stores", str(stores), "--json"]
-        if rule != BASE:
-            command += ["--rule-off", rule]
+        options = ("--rule-off", rule) if rule != BASE else ()
         print(f"ablate_rules: {rule} …", file=sys.stderr, flush=True)
-        result = subprocess.run(command, capture_output=True, text=True, check=False)
-        if result.returncode != 0:
-            tail = result.stderr.strip().splitlines()[-1:] or ["no output"]
-            raise SystemExit(f"ablate_rules: the run with {rule} off failed: {tail[0]}")
-        out.write_text(result.stdout, encoding="utf-8")
+        failed = f"ablate_rules: the run with {rule} off failed"
+        out.write_text(train_run(stores, *options, failed=failed), encoding="utf-8")
     return json.loads(out.read_text(encoding="utf-8"))
 
 

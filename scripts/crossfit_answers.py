@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 from dataclasses import asdict, dataclass, replace
@@ -29,10 +28,19 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT))
 
-from ragcli.evaluation.answer_fit import Rows, fit, fit_model, folds, load_rows  # noqa: E402
-from ragcli.llm.offline.features import FEATURES  # noqa: E402
+from howto_benchmark import train_run  # noqa: E402
+
+from ragcli.evaluation.answer_fit import (  # noqa: E402
+    Rows,
+    feature_names,
+    fit,
+    fit_model,
+    folds,
+    load_rows,
+)
 from ragcli.llm.offline.model import AnswerModel, bundled  # noqa: E402
 
 
@@ -48,14 +56,9 @@ class FoldAnswers:
 
 
 def measure_fold(stores: Path, model_file: Path, fold: int) -> FoldAnswers:
-    command = [sys.executable, str(ROOT / "scripts" / "howto_benchmark.py"), "--set", "all"]
-    command += ["--part", "train", "--fold", str(fold), "--stores", str(stores)]
-    command += ["--answer-model", str(model_file), "--json"]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        tail = result.stderr.strip().splitlines()[-1:] or ["no output"]
-        raise SystemExit(f"crossfit_answers: fold {fold} failed: {tail[0]}")
-    out: Any = json.loads(result.stdout)
+    options = ("--fold", str(fold), "--answer-model", str(model_file))
+    failed = f"crossfit_answers: fold {fold} failed"
+    out: Any = json.loads(train_run(stores, *options, failed=failed))
     reports = out["sets"] if isinstance(out, dict) else out
     reports = reports if isinstance(reports, list) else [reports]
     docs = [q for r in reports if r["set"] != "squad-rhine" for q in r["questions"]]
@@ -79,17 +82,8 @@ def candidate_model(candidate: str, rows: list[Rows]) -> AnswerModel:
         return bundled()
     features, _, selector = candidate.partition("@")
     if selector == "kept":
-        return replace(fit(rows, features_of(features)), selection=bundled().selection)
-    return fit_model(rows, features_of(features))
-
-
-def features_of(candidate: str) -> list[str]:
-    if candidate == "all":
-        return list(FEATURES)
-    names = [n.strip() for n in candidate.split(",") if n.strip()]
-    if unknown := set(names) - set(FEATURES):
-        raise SystemExit(f"crossfit_answers: unknown features {', '.join(sorted(unknown))}")
-    return names
+        return replace(fit(rows, feature_names(features)), selection=bundled().selection)
+    return fit_model(rows, feature_names(features))
 
 
 def main() -> int:

@@ -48,6 +48,7 @@ from ragcli.evaluation.answer_fit import (  # noqa: E402
     Rows,
     cross_validated_answers,
     cross_validated_top1,
+    feature_names,
     fit_model,
     folds,
     load_rows,
@@ -59,7 +60,6 @@ from ragcli.evaluation.answer_fit import (  # noqa: E402
 )
 from ragcli.evaluation.doc_sets import SETS, fetch, shared_eval  # noqa: E402
 from ragcli.evaluation.split import load_split  # noqa: E402
-from ragcli.llm.offline.features import FEATURES  # noqa: E402
 from ragcli.llm.offline.model import AnswerModel, bundled  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
@@ -277,7 +277,7 @@ def main() -> int:
         ]
     if args.dump:
         args.dump.write_text(json.dumps([asdict(r) for r in rows]), encoding="utf-8")
-    features = chosen_features(args.features)
+    features = feature_names(args.features)
     model = report(rows, features)
     if args.write:
         names = ", ".join(dict.fromkeys(r.set for r in rows))
@@ -295,13 +295,6 @@ def main() -> int:
         OUT.write_text(json.dumps(model.to_dict(about), indent=2) + "\n", encoding="utf-8")
         print(f"wrote {OUT.relative_to(ROOT)}")
     return 0
-
-
-def chosen_features(given: str | None) -> list[str]:
-    names = [n.strip() for n in given.split(",") if n.strip()] if given else list(FEATURES)
-    if unknown := set(names) - set(FEATURES):
-        raise SystemExit(f"unknown features: {', '.join(sorted(unknown))}")
-    return names
 
 
 if __name__ == "__main__":

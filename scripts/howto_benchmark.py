@@ -260,6 +260,20 @@ def measure_squad(
     }
 
 
+def train_run(stores: Path, *options: str, failed: str) -> str:
+    """This script on every set's train part (`--set all --part train --json`, with
+    `options`) in a process of its own: its JSON. A run that fails is one line, `failed`
+    and its last line of stderr (SystemExit). scripts/crossfit_answers.py and
+    scripts/ablate_rules.py measure with it."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--set", "all", "--part", "train"]
+    command += ["--stores", str(stores), "--json", *options]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        tail = result.stderr.strip().splitlines()[-1:] or ["no output"]
+        raise SystemExit(f"{failed}: {tail[0]}")
+    return result.stdout
+
+
 def shared_eval_dir() -> Path:
     from ragcli.evaluation.doc_sets import shared_eval
 

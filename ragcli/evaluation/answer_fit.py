@@ -70,6 +70,17 @@ def load_rows(path: Path) -> list[Rows]:
         raise SystemExit(message) from None
 
 
+def feature_names(given: str | None) -> list[str]:
+    """The features a comma-separated list names (none given, or `all`: every one); an
+    unknown name is one line naming it (SystemExit)."""
+    if not given or given == "all":
+        return list(FEATURES)
+    names = [n.strip() for n in given.split(",") if n.strip()]
+    if unknown := set(names) - set(FEATURES):
+        raise SystemExit(f"unknown features: {', '.join(sorted(unknown))}")
+    return names
+
+
 def fit(rows: Sequence[Rows], features: Sequence[str] = FEATURES, c: float = 1.0) -> AnswerModel:
     """A pairwise ranking fit over `features` (each answering unit against each other unit
     of the same question: what decides which unit is quoted first), then its bias and
@@ -106,9 +117,7 @@ def fit(rows: Sequence[Rows], features: Sequence[str] = FEATURES, c: float = 1.0
 
 
 def scores(model: AnswerModel, q: Rows) -> np.ndarray:
-    w = np.array([model.weights.get(name, 0.0) for name in FEATURES])
-    z = np.clip(q.matrix() @ w + model.bias, -60.0, 60.0)
-    return np.asarray(1.0 / (1.0 + np.exp(-z)))
+    return model.scores(q.matrix())
 
 
 Scorer = Callable[[Rows], np.ndarray]
@@ -163,16 +172,13 @@ def simulate(
     and duplicates, which the rows do not hold.)"""
     held, lengths = 0, []
     by_kind: dict[str, list[int]] = {"instruction": [], "other": []}
+    lead_in = FEATURES.index("lead_in")
     for q in rows:
         p = scorer(q)
         order = np.argsort(-p, kind="stable")
         kind = question_kind(q.question)
-        if not len(order):
-            lengths.append(0)
-            by_kind["instruction" if kind == "instruction" else "other"].append(0)
-            continue
         stop = parameters.covered(kind)
-        cutoff = p[order[0]] * parameters.keep_share(kind)
+        cutoff = p[order[0]] * parameters.keep_share(kind) if len(order) else 0.0
         missed, length, hit = 1.0, 0, False
         for i in order:
             if p[i] < cutoff or 1.0 - missed >= stop:
@@ -182,8 +188,8 @@ def simulate(
             length += q.sizes[i] + PER_UNIT_CHARS
             hit = hit or q.labels[i]
             missed *= 1.0 - float(p[i])
-            if q.features[i][FEATURES.index("lead_in")] and "```" in (q.texts or [""] * len(p))[i]:
-                stop = parameters.covered(kind, shown=True)
+            if q.features[i][lead_in] and q.texts and "```" in q.texts[i]:
+                stop = parameters.covered(kind, shown=True)  # a lead-in with its code
         held += hit
         lengths.append(length)
         by_kind["instruction" if kind == "instruction" else "other"].append(length)
