@@ -68,7 +68,7 @@ OWN_TOPIC_WORDS = 3
 
 def topic_words(text: str) -> list[str]:
     """The words of `text` that carry its topic, as written, each once."""
-    words = [w for w in WORD.findall(text) if w.lower() not in STOPWORDS | FILLER | ANAPHORS]
+    words = [w for w in WORD.findall(text) if not _no_topic(w.lower())]
     return list(dict.fromkeys(w for w in words if len(w) > 1 or w.isdigit()))
 
 
@@ -85,7 +85,7 @@ def pronouns(question: str) -> list[str]:
         after = words[position + 1].lower() if position + 1 < len(words) else ""
         if lowered in DETERMINERS and after and not _no_topic(after):
             continue
-        if lowered in SUBSTITUTES and position and not _no_topic(words[position - 1].lower()):
+        if _substitutes_at(words, position):
             continue  # "monthly ones": a substitute (substitute()), no pronoun
         found.append(lowered)
     return found
@@ -95,15 +95,16 @@ def substitute(question: str) -> str:
     """The "ones" `question` says after a topic word of its own ("monthly ones"),
     lower-cased; "" when it says none."""
     words = WORD.findall(question)
-    return next(
-        (
-            word.lower()
-            for position, word in enumerate(words)
-            if word.lower() in SUBSTITUTES
-            and position
-            and not _no_topic(words[position - 1].lower())
-        ),
-        "",
+    found = (w.lower() for i, w in enumerate(words) if _substitutes_at(words, i))
+    return next(found, "")
+
+
+def _substitutes_at(words: list[str], position: int) -> bool:
+    """Whether the word at `position` is "ones" after a topic word."""
+    return (
+        words[position].lower() in SUBSTITUTES
+        and position > 0
+        and not _no_topic(words[position - 1].lower())
     )
 
 
