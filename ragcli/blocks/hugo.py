@@ -69,14 +69,18 @@ def parse_call(match: re.Match[str]) -> Call:
     named: dict[str, str] = {}
     for argument in ARGUMENT.finditer(match.group(4)):
         if argument.group(1):
-            value = next(g for g in argument.group(2, 3, 4) if g is not None)
-            quoted = argument.group(2) is not None
-            named[argument.group(1).lower()] = ESCAPE.sub(r"\1", value) if quoted else value
+            named[argument.group(1).lower()] = _value(argument, 2)
         else:
-            value = next(g for g in argument.group(5, 6, 7) if g is not None)
-            quoted = argument.group(5) is not None
-            positional.append(ESCAPE.sub(r"\1", value) if quoted else value)
+            positional.append(_value(argument, 5))
     return Call(match.group(3).lower(), tuple(positional), named)
+
+
+def _value(argument: re.Match[str], first: int) -> str:
+    """An argument's value from its groups `first` ("…", escapes read as Go reads them),
+    `first` + 1 ('…') and `first` + 2 (a word)."""
+    if (go_string := argument.group(first)) is not None:
+        return ESCAPE.sub(r"\1", go_string)
+    return next(g for g in argument.group(first + 1, first + 2) if g is not None)
 
 
 def add_rules(md: MarkdownIt) -> None:
