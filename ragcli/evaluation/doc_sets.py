@@ -98,6 +98,20 @@ SETS: dict[str, DocSet] = {
         ),
         _set("fastify", package="npm:fastify@5.12.8", folder="package/docs"),
         _set("pino", package="npm:pino@10.4.0", folder="package/docs"),
+        _set(
+            "marshmallow",
+            package="pip:marshmallow==4.4.0",
+            folder="marshmallow-4.4.0/docs",
+            # the changelog, authors and licence (includes of files outside docs/) and the
+            # API reference's autodoc stubs: no how-to text
+            skip=(
+                "changelog.rst",
+                "authors.rst",
+                "license.rst",
+                "api_reference.rst",
+                "marshmallow.*.rst",
+            ),
+        ),
     )
 }
 
