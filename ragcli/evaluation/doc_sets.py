@@ -98,6 +98,7 @@ SETS: dict[str, DocSet] = {
         ),
         _set("fastify", package="npm:fastify@5.12.8", folder="package/docs"),
         _set("pino", package="npm:pino@10.4.0", folder="package/docs"),
+        _set("undici", package="npm:undici@8.13.1", folder="package/docs/docs"),
     )
 }
 
