@@ -112,6 +112,7 @@ SETS: dict[str, DocSet] = {
                 "marshmallow.*.rst",
             ),
         ),
+        _set("undici", package="npm:undici@8.13.1", folder="package/docs/docs"),
     )
 }
 
