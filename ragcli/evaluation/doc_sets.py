@@ -98,6 +98,13 @@ SETS: dict[str, DocSet] = {
         ),
         _set("fastify", package="npm:fastify@5.12.8", folder="package/docs"),
         _set("pino", package="npm:pino@10.4.0", folder="package/docs"),
+        _set(
+            "markdown",
+            package="pip:markdown==3.11.3",
+            folder="markdown-3.11.3/docs",
+            # release notes and the guide for the project's contributors: no how-to text
+            skip=("change_log", "changelog.md", "contributing.md"),
+        ),
     )
 }
 
