@@ -113,6 +113,12 @@ SETS: dict[str, DocSet] = {
             ),
         ),
         _set("undici", package="npm:undici@8.13.1", folder="package/docs/docs"),
+            "markdown",
+            package="pip:markdown==3.11.3",
+            folder="markdown-3.11.3/docs",
+            # release notes and the guide for the project's contributors: no how-to text
+            skip=("change_log", "changelog.md", "contributing.md"),
+        ),
     )
 }
 
