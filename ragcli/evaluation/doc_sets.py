@@ -113,6 +113,7 @@ SETS: dict[str, DocSet] = {
             ),
         ),
         _set("undici", package="npm:undici@8.13.1", folder="package/docs/docs"),
+        _set(
             "markdown",
             package="pip:markdown==3.11.3",
             folder="markdown-3.11.3/docs",
