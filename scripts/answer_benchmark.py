@@ -120,10 +120,12 @@ def main() -> int:
         print(json.dumps(report, indent=2))
     else:
         print(
-            f"{title}: {report['questions']} answerable questions · hit@5 {report['hit_at_5']:.3f} · "
-            f"gold answer in the answer {report['answer_contains_gold']:.3f} (in its first sentence "
-            f"{report['first_sentence_contains_gold']:.3f}) · median answer "
-            f"{report['median_answer_chars']:.0f} characters · {report['seconds_per_question']:.2f} s/question"
+            f"{title}: {report['questions']} answerable questions · "
+            f"hit@5 {report['hit_at_5']:.3f} · "
+            f"gold answer in the answer {report['answer_contains_gold']:.3f} "
+            f"(in its first sentence {report['first_sentence_contains_gold']:.3f}) · "
+            f"median answer {report['median_answer_chars']:.0f} characters · "
+            f"{report['seconds_per_question']:.2f} s/question"
         )
     return 0
 

@@ -14,6 +14,12 @@ then each candidate's mean change from the first, with the folds' spread of that
 
     .venv/bin/python scripts/crossfit_answers.py --rows rows.json --stores DIR \\
         --candidate all --candidate relevance,asked_for [--json]
+
+With `--unseen SET,SET,...` the candidates are fitted on the rows of every other set
+instead, and answer those sets' train questions: sites that neither a fit nor any hand
+rule has seen, where the bundled model (`shipped`) is measured as honestly as a refit.
+It prints each candidate's answers per site, and its change from the first with the
+sites' spread of that change.
 """
 
 from __future__ import annotations
@@ -74,6 +80,68 @@ def measure_fold(stores: Path, model_file: Path, fold: int) -> FoldAnswers:
     )
 
 
+@dataclass
+class SiteAnswers:
+    site: str
+    questions: int
+    in_answer: int  # name or value in the answer
+    median_chars: float
+
+
+def measure_site(stores: Path, model_file: Path | None, site: str) -> SiteAnswers:
+    options = ("--answer-model", str(model_file)) if model_file else ()
+    failed = f"crossfit_answers: {site} failed"
+    out: Any = json.loads(train_run(stores, *options, failed=failed, name=site))
+    report = out["sets"][0] if isinstance(out, dict) and "sets" in out else out
+    report = report[0] if isinstance(report, list) else report
+    questions = report["questions"]
+    return SiteAnswers(
+        site,
+        len(questions),
+        sum(bool(q["in_answer"]) for q in questions),
+        statistics.median(q["chars"] for q in questions) if questions else 0.0,
+    )
+
+
+def unseen(
+    rows: list[Rows], stores: Path, candidates: list[str], sites: list[str], work: Path
+) -> dict[str, list[SiteAnswers]]:
+    """Each candidate fitted on the rows of the sets not in `sites`, answering the train
+    questions of `sites`."""
+    fitted_on = [q for q in rows if q.set not in sites]
+    results: dict[str, list[SiteAnswers]] = {}
+    for number, candidate in enumerate(candidates):
+        model_file = None
+        if candidate != "shipped":
+            model_file = work / f"model-{number}.json"
+            model = candidate_model(candidate, fitted_on)
+            model_file.write_text(json.dumps(model.to_dict("unseen")), encoding="utf-8")
+        print(f"crossfit_answers: {candidate[:40]} on {', '.join(sites)} …", file=sys.stderr)
+        results[candidate] = [measure_site(stores, model_file, site) for site in sites]
+    return results
+
+
+def print_unseen(results: dict[str, list[SiteAnswers]]) -> None:
+    first = next(iter(results))
+    for candidate, per_site in results.items():
+        cells = "  ".join(
+            f"{s.site} {s.in_answer}/{s.questions}@{s.median_chars:.0f}" for s in per_site
+        )
+        found = sum(s.in_answer for s in per_site)
+        asked = sum(s.questions for s in per_site)
+        print(f"{candidate[:60]}\n  {cells}\n  all sites: {found}/{asked} = {found / asked:.3f}")
+        if candidate != first:
+            change = [
+                a.in_answer / a.questions - b.in_answer / b.questions
+                for a, b in zip(per_site, results[first], strict=True)
+                if a.questions
+            ]
+            print(
+                f"  change from {first[:30]}: {statistics.fmean(change):+.3f} per site "
+                f"(spread {max(change) - min(change):.3f})"
+            )
+
+
 def candidate_model(candidate: str, rows: list[Rows]) -> AnswerModel:
     """The model a candidate names, fitted on `rows`: `shipped` is the bundled model as it
     is; a candidate ending in `@kept` keeps the bundled model's selector (only the scorer
@@ -81,6 +149,7 @@ def candidate_model(candidate: str, rows: list[Rows]) -> AnswerModel:
     if candidate == "shipped":
         return bundled()
     features, _, selector = candidate.partition("@")
+    features = "" if features == "default" else features  # answer_fit.MODEL_FEATURES
     if selector == "kept":
         return replace(fit(rows, feature_names(features)), selection=bundled().selection)
     return fit_model(rows, feature_names(features))
@@ -94,12 +163,26 @@ def main() -> int:
         "--candidate",
         action="append",
         required=True,
-        help="features (comma-separated) or all, with @kept to keep the bundled selector; "
-        "or shipped (the bundled model, not refitted)",
+        help="features (comma-separated), all, or default (the fit's own), with @kept to "
+        "keep the bundled selector; or shipped (the bundled model, not refitted)",
+    )
+    parser.add_argument(
+        "--unseen",
+        metavar="SET,SET",
+        help="fit on the other sets' rows and answer these sets' train questions",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rows = load_rows(args.rows)
+    if args.unseen:
+        sites = [s.strip() for s in args.unseen.split(",") if s.strip()]
+        with tempfile.TemporaryDirectory() as work:
+            by_site = unseen(rows, args.stores, args.candidate, sites, Path(work))
+        if args.json:
+            print(json.dumps({c: [asdict(s) for s in ss] for c, ss in by_site.items()}, indent=2))
+        else:
+            print_unseen(by_site)
+        return 0
     results: dict[str, list[FoldAnswers]] = {}
     with tempfile.TemporaryDirectory() as work:
         for candidate in args.candidate:

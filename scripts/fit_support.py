@@ -85,7 +85,8 @@ def main() -> int:
     held_p = tp / max(1, sum(1 for a, _ in flagged if a))
     held_r = tp / max(1, sum(1 for _, b in flagged if b))
     print(
-        f"{len(data)} (sentence, source) pairs; weights {dict(zip(FEATURES, model.weights, strict=True))}"
+        f"{len(data)} (sentence, source) pairs; "
+        f"weights {dict(zip(FEATURES, model.weights, strict=True))}"
     )
     print(f"bias {model.bias:.3f}")
     print(f"unsupported marks, whole set: precision {precision:.2f} recall {recall:.2f}")

@@ -260,12 +260,12 @@ def measure_squad(
     }
 
 
-def train_run(stores: Path, *options: str, failed: str) -> str:
-    """This script on every set's train part (`--set all --part train --json`, with
+def train_run(stores: Path, *options: str, failed: str, name: str = "all") -> str:
+    """This script on the train part of set `name` (`--set all --part train --json`, with
     `options`) in a process of its own: its JSON. A run that fails is one line, `failed`
     and its last line of stderr (SystemExit). scripts/crossfit_answers.py and
     scripts/ablate_rules.py measure with it."""
-    command = [sys.executable, str(Path(__file__).resolve()), "--set", "all", "--part", "train"]
+    command = [sys.executable, str(Path(__file__).resolve()), "--set", name, "--part", "train"]
     command += ["--stores", str(stores), "--json", *options]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:

@@ -10,10 +10,12 @@ import numpy as np
 import pytest
 
 from ragcli.evaluation.answer_fit import (
+    MODEL_FEATURES,
     Rows,
     ablate,
     cross_validated_top1,
     eliminate,
+    feature_names,
     fit,
     fit_selection,
     scorer_of,
@@ -144,3 +146,14 @@ def test_a_rule_is_switched_off_only_inside_its_block():
         rules.on("no_such_rule")
     with pytest.raises(KeyError), rules.switched_off("no_such_rule"):
         pass
+
+
+def test_the_fit_weighs_its_own_features_unless_told_and_names_an_unknown_one():
+    assert feature_names(None) == list(MODEL_FEATURES)
+    assert set(MODEL_FEATURES) < set(FEATURES)
+    assert feature_names("all") == list(FEATURES)
+    assert feature_names("relevance, rank") == ["relevance", "rank"]
+    with pytest.raises(SystemExit, match="unknown features: relevence"):
+        feature_names("relevence,rank")
+    # The bundled model weighs no feature the fit leaves out.
+    assert set(bundled().weights) <= set(MODEL_FEATURES)
