@@ -263,8 +263,7 @@ def main() -> int:
     parser.add_argument("--only", nargs="+", help="these sets only")
     parser.add_argument(
         "--features",
-        help="fit on these features only (comma-separated; all: every one; default: the ten of"
-        " answer_fit.MODEL_FEATURES)",
+        help="fit on these features only (comma-separated; default: every one)",
     )
     args = parser.parse_args()
     if args.rows:

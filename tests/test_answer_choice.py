@@ -5,6 +5,7 @@ the documents."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from ragcli import service
 from ragcli.evaluation.squad import contains_answer
 from ragcli.ingest.loaders.markup import html_sections
 from ragcli.llm.offline.features import FEATURES, AnswerFeatures
-from ragcli.llm.offline.model import bundled
+from ragcli.llm.offline.model import SelectionParameters, bundled, measuring
 from ragcli.llm.offline.questions import question_kind, states_default
 from ragcli.llm.offline.selection import referred_to
 from ragcli.llm.segment import units
@@ -805,8 +806,9 @@ SHOWN_WITH_ITS_CODE = {
 def test_a_how_to_answer_that_shows_the_call_with_its_code_stops_sooner(tmp_path, shown):
     """Three sentences, each very likely to answer. Once the answer quotes the first with
     the code it introduces (or its section's example), the call is shown and the answer
-    stops after the next one (COVERED_SHOWN); without code all three are quoted. The
-    sentence after the code starts a paragraph, not the line of the code's citation."""
+    stops after the next one (covered_shown); without code all three are quoted (a stricter
+    covered_howto). The sentence after the code starts a paragraph, not the line of the
+    code's citation."""
     import numpy as np
 
     from ragcli.llm.offline.candidates import Candidate
@@ -827,7 +829,16 @@ def test_a_how_to_answer_that_shows_the_call_with_its_code_stops_sooner(tmp_path
         candidate = Candidate(unit.text, 1, position, np.eye(3)[n], section="Timeouts")
         scored.append(ScoredSentence(candidate, 0.9, features, score=0.985))
     backend.scored_sentences = lambda query, chunks: scored  # type: ignore[method-assign]
-    answer = generated(backend, HOW_TO_TIMEOUT, [chunk])
+    # Two sentences at 0.985 leave a chance of 0.000225 that neither answers.
+    stops = SelectionParameters(
+        keep_share_howto=0.5,
+        keep_share_fact=0.5,
+        covered_howto=0.9999,
+        covered_fact=0.98,
+        covered_shown=0.9997,
+    )
+    with measuring(replace(bundled(), selection=stops)):
+        answer = generated(backend, HOW_TO_TIMEOUT, [chunk])
     assert ("client.get(url, timeout=5)" in answer) == (shown != "no code")
     assert "each step of the request" in answer
     assert ("The default is five seconds" in answer) == (shown == "no code"), answer

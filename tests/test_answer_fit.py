@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from ragcli.evaluation.answer_fit import (
-    MODEL_FEATURES,
     Rows,
     ablate,
     cross_validated_top1,
@@ -101,11 +101,15 @@ def test_the_simulated_selection_keeps_to_the_budget_and_the_stop():
     rows = _rows()
     model = fit(rows)
     every = SelectionParameters(
-        keep_share_howto=0.0, covered_howto=1.0, covered_fact=1.0, covered_shown=1.0
+        keep_share_howto=0.0,
+        keep_share_fact=0.0,
+        covered_howto=1.0,
+        covered_fact=1.0,
+        covered_shown=1.0,
     )
     long = simulate(rows, scorer_of(model), every, budget=700)
     assert long.held > 0.95 and 400 < long.median_chars <= 700 + 5 * 6
-    short = simulate(rows, scorer_of(model), SelectionParameters(keep_share_howto=0.99), budget=700)
+    short = simulate(rows, scorer_of(model), replace(every, keep_share_howto=0.99), budget=700)
     assert short.median_chars < 300
     chosen = fit_selection(rows, scorer_of(model), median_chars={"instruction": 350})
     assert simulate(rows, scorer_of(model), chosen).medians["instruction"] <= 350
@@ -148,12 +152,8 @@ def test_a_rule_is_switched_off_only_inside_its_block():
         pass
 
 
-def test_the_fit_weighs_its_own_features_unless_told_and_names_an_unknown_one():
-    assert feature_names(None) == list(MODEL_FEATURES)
-    assert set(MODEL_FEATURES) < set(FEATURES)
-    assert feature_names("all") == list(FEATURES)
+def test_a_feature_list_names_features_and_an_unknown_one_is_one_line():
+    assert feature_names(None) == feature_names("all") == list(FEATURES)
     assert feature_names("relevance, rank") == ["relevance", "rank"]
     with pytest.raises(SystemExit, match="unknown features: relevence"):
         feature_names("relevence,rank")
-    # The bundled model weighs no feature the fit leaves out.
-    assert set(bundled().weights) <= set(MODEL_FEATURES)

@@ -31,6 +31,14 @@ KEEP_SHARES = (0.3, 0.4, 0.5, 0.55, 0.6, 0.7, 0.8)
 COVERED_HOWTO = (0.99, 0.999, 0.9997, 0.9999, 0.99999)
 COVERED_FACT = (0.9, 0.95, 0.98, 0.99, 0.995, 0.999)
 COVERED_SHOWN = (0.99, 0.999, 0.9997, 0.9999)
+# A scorer fitted alone quotes with the grid's loosest stops, until fit_selection chooses.
+UNFITTED = SelectionParameters(
+    keep_share_howto=KEEP_SHARES[0],
+    keep_share_fact=KEEP_SHARES[0],
+    covered_howto=COVERED_HOWTO[-1],
+    covered_fact=COVERED_FACT[-1],
+    covered_shown=COVERED_SHOWN[-1],
+)
 # The selector is fitted for the most answers whose median length (as the rows measure it)
 # stays within this, for how-to questions and for the others: the lengths issue 67 asks of
 # documentation answers (a median of 500) and of SQuAD's (400), less a margin for what the
@@ -70,32 +78,10 @@ def load_rows(path: Path) -> list[Rows]:
         raise SystemExit(message) from None
 
 
-# The features the fit weighs unless told otherwise: the ten of the models before issue 67.
-# The eight added for it (explained, name_first, other_names, name_of_question,
-# value_stated, code_unit, output_unit, item_unit) measured inside the noise on the rows,
-# and a fit with them answered 59 of 98 questions of seven sites no fit or rule had seen,
-# against 61 without them (scripts/crossfit_answers.py --unseen;
-# docs/dev-log/offline-backend.md, "A fitted model on sites nobody tuned for").
-MODEL_FEATURES = (
-    "relevance",
-    "context",
-    "section",
-    "novelty",
-    "asked_for",
-    "lead_in",
-    "rank",
-    "names_new",
-    "names_heading",
-    "names_call",
-)
-
-
 def feature_names(given: str | None) -> list[str]:
-    """The features a comma-separated list names (none given: MODEL_FEATURES; `all`: every
-    one); an unknown name is one line naming it (SystemExit)."""
-    if not given:
-        return list(MODEL_FEATURES)
-    if given == "all":
+    """The features a comma-separated list names (none given, or `all`: every one); an
+    unknown name is one line naming it (SystemExit)."""
+    if not given or given == "all":
         return list(FEATURES)
     names = [n.strip() for n in given.split(",") if n.strip()]
     if unknown := set(names) - set(FEATURES):
@@ -135,6 +121,7 @@ def fit(rows: Sequence[Rows], features: Sequence[str] = FEATURES, c: float = 1.0
     return AnswerModel(
         {name: float(w) * factor for name, w in zip(FEATURES, weights, strict=True) if w},
         float(scale.intercept_[0]),
+        UNFITTED,
     )
 
 
@@ -238,7 +225,7 @@ def fit_selection(
 
     howto = [q for q in rows if question_kind(q.question) == "instruction"]
     others = [q for q in rows if question_kind(q.question) != "instruction"]
-    default = SelectionParameters()
+    default = UNFITTED
     howto_grid = [
         replace(default, keep_share_howto=k, covered_howto=c, covered_shown=s)
         for k, c, s in itertools.product(KEEP_SHARES, COVERED_HOWTO, COVERED_SHOWN)

@@ -15,7 +15,7 @@ import json
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
@@ -39,11 +39,11 @@ class SelectionParameters:
     - covered_shown: the same, once a how-to answer shows the code a sentence introduces.
     """
 
-    keep_share_howto: float = 0.55
-    keep_share_fact: float = 0.55
-    covered_howto: float = 0.9999
-    covered_fact: float = 0.98
-    covered_shown: float = 0.9997
+    keep_share_howto: float
+    keep_share_fact: float
+    covered_howto: float
+    covered_fact: float
+    covered_shown: float
 
     def keep_share(self, kind: QuestionKind) -> float:
         return self.keep_share_howto if kind == "instruction" else self.keep_share_fact
@@ -57,14 +57,14 @@ class SelectionParameters:
 class AnswerModel:
     weights: dict[str, float]  # a feature left out weighs 0
     bias: float
-    selection: SelectionParameters = field(default_factory=SelectionParameters)
+    selection: SelectionParameters
 
     @classmethod
     def from_dict(cls, raw: dict) -> AnswerModel:
         weights = {str(k): float(v) for k, v in raw["weights"].items()}
         if unknown := set(weights) - set(FEATURES):
             raise ValueError(f"answer_choice.json: unknown features {sorted(unknown)}")
-        return cls(weights, float(raw["bias"]), SelectionParameters(**raw.get("selection", {})))
+        return cls(weights, float(raw["bias"]), SelectionParameters(**raw["selection"]))
 
     def to_dict(self, about: str) -> dict:
         return {
