@@ -61,7 +61,10 @@ class Split:
         return "test" if test else "train"
 
     def fold(self, set_name: str, question: str) -> int:
-        """The train fold (0 .. folds-1) of a train question."""
+        """The train fold (0 .. folds-1) of a train question. Documentation sets are dealt
+        over the folds in a seeded order, so the folds stay even; a set added to the list
+        moves the sets dealt after it to other folds (figures per fold compare only within
+        one list), while no question ever changes part."""
         if set_name in self.documentation:
             dealt = sorted(self.documentation, key=lambda name: self._draw("fold", name))
             return dealt.index(set_name) % self.folds
