@@ -149,6 +149,7 @@ def candidate_model(candidate: str, rows: list[Rows]) -> AnswerModel:
     if candidate == "shipped":
         return bundled()
     features, _, selector = candidate.partition("@")
+    features = "" if features == "default" else features  # answer_fit.MODEL_FEATURES
     if selector == "kept":
         return replace(fit(rows, feature_names(features)), selection=bundled().selection)
     return fit_model(rows, feature_names(features))
@@ -162,8 +163,8 @@ def main() -> int:
         "--candidate",
         action="append",
         required=True,
-        help="features (comma-separated) or all, with @kept to keep the bundled selector; "
-        "or shipped (the bundled model, not refitted)",
+        help="features (comma-separated), all, or default (the fit's own), with @kept to "
+        "keep the bundled selector; or shipped (the bundled model, not refitted)",
     )
     parser.add_argument(
         "--unseen",

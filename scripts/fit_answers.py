@@ -263,7 +263,8 @@ def main() -> int:
     parser.add_argument("--only", nargs="+", help="these sets only")
     parser.add_argument(
         "--features",
-        help="fit on these features only (comma-separated; default: every one)",
+        help="fit on these features only (comma-separated; all: every one; default: "
+        "answer_fit.MODEL_FEATURES)",
     )
     args = parser.parse_args()
     if args.rows:

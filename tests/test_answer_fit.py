@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from ragcli.evaluation.answer_fit import (
+    MODEL_FEATURES,
     Rows,
     ablate,
     cross_validated_top1,
@@ -152,8 +153,12 @@ def test_a_rule_is_switched_off_only_inside_its_block():
         pass
 
 
-def test_a_feature_list_names_features_and_an_unknown_one_is_one_line():
-    assert feature_names(None) == feature_names("all") == list(FEATURES)
+def test_the_fit_weighs_its_own_features_unless_told_and_names_an_unknown_one():
+    assert feature_names(None) == list(MODEL_FEATURES)
+    assert set(MODEL_FEATURES) < set(FEATURES)
+    assert feature_names("all") == list(FEATURES)
     assert feature_names("relevance, rank") == ["relevance", "rank"]
     with pytest.raises(SystemExit, match="unknown features: relevence"):
         feature_names("relevence,rank")
+    # The bundled model is the fit's: it weighs no feature the fit leaves out.
+    assert set(bundled().weights) <= set(MODEL_FEATURES)
