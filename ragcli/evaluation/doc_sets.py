@@ -98,6 +98,13 @@ SETS: dict[str, DocSet] = {
         ),
         _set("fastify", package="npm:fastify@5.12.8", folder="package/docs"),
         _set("pino", package="npm:pino@10.4.0", folder="package/docs"),
+        _set(
+            "anyio",
+            package="pip:anyio==4.16.0",
+            folder="anyio-4.16.0/docs",
+            # release notes and the API page's autodoc directives: no how-to text
+            skip=("versionhistory.rst", "api.rst"),
+        ),
     )
 }
 
