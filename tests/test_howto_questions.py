@@ -34,6 +34,7 @@ PROXY_SETS = ["flask", "starlette", "aiohttp", "attrs", "click", "urllib3", "tre
 PROXY_SETS += ["structlog", "pytest", "fastify", "pino"]  # issue 67's, from sdists and npm
 PROXY_SETS += ["marshmallow", "undici"]
 PROXY_SETS += ["markdown"]  # Python-Markdown 3.11.3, from its sdist
+PROXY_SETS += ["anyio"]  # AnyIO 4.16.0, from its sdist
 
 
 @pytest.mark.parametrize("name", PROXY_SETS)

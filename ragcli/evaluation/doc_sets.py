@@ -119,6 +119,11 @@ SETS: dict[str, DocSet] = {
             folder="markdown-3.11.3/docs",
             # release notes and the guide for the project's contributors: no how-to text
             skip=("change_log", "changelog.md", "contributing.md"),
+            "anyio",
+            package="pip:anyio==4.16.0",
+            folder="anyio-4.16.0/docs",
+            # release notes and the API page's autodoc directives: no how-to text
+            skip=("versionhistory.rst", "api.rst"),
         ),
     )
 }
