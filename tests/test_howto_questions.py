@@ -35,6 +35,7 @@ PROXY_SETS += ["structlog", "pytest", "fastify", "pino"]  # issue 67's, from sdi
 PROXY_SETS += ["marshmallow", "undici"]
 PROXY_SETS += ["markdown"]  # Python-Markdown 3.11.3, from its sdist
 PROXY_SETS += ["anyio"]  # AnyIO 4.16.0, from its sdist
+PROXY_SETS += ["cattrs"]  # issue 67: a PyPI sdist, MyST Markdown
 
 
 @pytest.mark.parametrize("name", PROXY_SETS)

@@ -124,6 +124,12 @@ SETS: dict[str, DocSet] = {
             folder="anyio-4.16.0/docs",
             # release notes and the API page's autodoc directives: no how-to text
             skip=("versionhistory.rst", "api.rst"),
+            "cattrs",
+            package="pip:cattrs==26.2.1",
+            folder="cattrs-26.2.1/docs",
+            # include stubs of the release notes and contributing guide (files outside docs/),
+            # and the autodoc API stubs: no how-to text
+            skip=("history.md", "contributing.md", "modules.rst", "cattrs*.rst"),
         ),
     )
 }
