@@ -32,6 +32,7 @@ def test_each_set_has_how_to_and_factoid_questions(name: str) -> None:
 # Sites outside ../shared/eval/, fetched from their sdists (each file says how).
 PROXY_SETS = ["flask", "starlette", "aiohttp", "attrs", "click", "urllib3", "treq", "toolbelt"]
 PROXY_SETS += ["structlog", "pytest", "fastify", "pino"]  # issue 67's, from sdists and npm
+PROXY_SETS += ["werkzeug"]  # issue 67: a Debian documentation package (HTML)
 
 
 @pytest.mark.parametrize("name", PROXY_SETS)
