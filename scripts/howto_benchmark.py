@@ -286,7 +286,7 @@ def check_questions(target: Target) -> list[str]:
     from ragcli.evaluation.howto import answers_it, load_howtos
     from ragcli.evaluation.markup import PATTERNS
 
-    pages = [PATTERNS["include"].sub(" ", p.read_text(encoding="utf-8")) for p in target.files]
+    pages = [PATTERNS["include"].sub(" ", page_text(p)) for p in target.files]
     # reST writes a literal in two backticks (``params``), as an answer writes it in one.
     pages = [PATTERNS["rest-literal"].sub(lambda m: m.group()[1:-1], page) for page in pages]
     return [
@@ -294,6 +294,17 @@ def check_questions(target: Target) -> list[str]:
         for q in load_howtos(target.questions)
         if not any(answers_it(page, q) for page in pages)
     ]
+
+
+def page_text(path: Path) -> str:
+    """A page's text as a question is checked against it: Markdown and reST as written; a
+    built HTML page as ragcli reads it (its tags gone, `<code>` as a code span)."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".html":
+        return text
+    from ragcli.ingest.loaders.markup import html_sections
+
+    return "\n\n".join(section.text for section in html_sections(text))
 
 
 def describe(report: dict[str, Any]) -> str:

@@ -36,6 +36,7 @@ PROXY_SETS += ["marshmallow", "undici"]
 PROXY_SETS += ["markdown"]  # Python-Markdown 3.11.3, from its sdist
 PROXY_SETS += ["anyio"]  # AnyIO 4.16.0, from its sdist
 PROXY_SETS += ["cattrs"]  # issue 67: a PyPI sdist, MyST Markdown
+PROXY_SETS += ["werkzeug"]  # issue 67: a Debian documentation package (HTML)
 
 
 @pytest.mark.parametrize("name", PROXY_SETS)

