@@ -127,17 +127,23 @@ SETS: dict[str, DocSet] = {
             folder="markdown-3.11.3/docs",
             # release notes and the guide for the project's contributors: no how-to text
             skip=("change_log", "changelog.md", "contributing.md"),
+        ),
+        _set(
             "anyio",
             package="pip:anyio==4.16.0",
             folder="anyio-4.16.0/docs",
             # release notes and the API page's autodoc directives: no how-to text
             skip=("versionhistory.rst", "api.rst"),
+        ),
+        _set(
             "cattrs",
             package="pip:cattrs==26.2.1",
             folder="cattrs-26.2.1/docs",
             # include stubs of the release notes and contributing guide (files outside docs/),
             # and the autodoc API stubs: no how-to text
             skip=("history.md", "contributing.md", "modules.rst", "cattrs*.rst"),
+        ),
+        _set(
             "werkzeug",
             package="deb:python-werkzeug-doc=2.2.2-3+deb12u1",
             folder="usr/share/doc/python-werkzeug-doc/html",
