@@ -38,6 +38,17 @@ def test_a_heading_loses_its_attribute_list_and_keeps_its_code():
     assert doc.blocks[0].title == "Type hints powering schema validation"
 
 
+def test_an_attribute_list_on_emphasis_is_not_text():
+    doc = read_markdown(
+        "* **`css_class`**{ #css_class }: Set the wrapper's class.\n"
+        "* *strict*{: .note } and __loose__{#loose} modes; {braces} stay.\n"
+    )
+    assert [b.text for b in doc.blocks] == [
+        "`css_class`: Set the wrapper's class.",
+        "strict and loose modes; {braces} stay.",
+    ]
+
+
 def test_inline_markup_is_rendered_to_text():
     doc = read_markdown(
         "Use [the client](https://x.org/client){.internal-link target=_blank} with **care**, "
@@ -733,6 +744,43 @@ def test_rst_sections_cite_their_lines():
         ("Quickstart > Make a Request", "lines 12–38"),
     ]
     assert ":class:" not in sections[0].text and "RequestsCookieJar" in sections[0].text
+
+
+SPHINX_PAGE = (
+    "<html><head><title>Quickstart</title></head><body>"
+    '<div class="related" role="navigation"><h3>Navigation</h3><ul><li>index</li>'
+    "<li>next</li></ul></div>"
+    '<div class="document"><div class="body" role="main"><section id="quickstart">'
+    '<h1>Quickstart<a class="headerlink" href="#quickstart">¶</a></h1>'
+    "<p>Call <code>run_simple()</code> to serve the app.</p></section></div></div>"
+    '<div class="sphinxsidebar" role="navigation"><h3>Contents</h3><p>Quickstart</p>'
+    '<div role="search"><h3>Quick search</h3></div></div>'
+    '<div class="footer">© Copyright 2007 Pallets.</div></body></html>'
+)
+
+
+def test_an_html_file_is_read_from_its_main_content(tmp_path):
+    from ragcli.blocks.html import html_document
+    from ragcli.ingest.loaders.markup import load_html
+
+    page = tmp_path / "quickstart.html"
+    page.write_text(SPHINX_PAGE, encoding="utf-8")
+    [section] = load_html(page).sections
+    assert section.text == "# Quickstart\n\nCall `run_simple()` to serve the app."
+
+    title, main = html_document(SPHINX_PAGE, main_only=True)
+    assert (title, main) == (
+        "Quickstart",
+        [Heading(1, "Quickstart", ()), Paragraph("Call `run_simple()` to serve the app.")],
+    )
+    # A fragment, or a page that marks no main content, is read whole, less its navigation.
+    _, whole = html_document(SPHINX_PAGE.replace(' role="main"', ""), main_only=True)
+    texts = [getattr(b, "text", None) or getattr(b, "title", "") for b in whole]
+    assert texts == [
+        "Quickstart",
+        "Call `run_simple()` to serve the app.",
+        "© Copyright 2007 Pallets.",
+    ]
 
 
 def test_html_reads_into_the_same_blocks():

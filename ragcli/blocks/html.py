@@ -20,6 +20,11 @@ from ragcli.blocks.model import (
 )
 
 HIDDEN = ["script", "style", "noscript", "template", "head", "svg", "button", "nav"]
+# What a page marks as around its content, as `<nav>` is: Sphinx's "Navigation" bar and
+# sidebar (`role="navigation"`), its search box, and a heading's permalink (`¶`).
+AROUND = "[role=navigation], [role=search], a.headerlink"
+# An element that marks a page's main content, in the order they are looked for.
+LANDMARKS = ("main", "[role=main]", "article")
 CODE = frozenset({"code", "kbd", "samp", "tt", "var"})
 INLINE = frozenset(
     "a abbr b bdi bdo cite code data del dfn em font i ins kbd label mark q s samp small span "
@@ -40,8 +45,9 @@ ADMONITION_KINDS = frozenset(
 )
 
 
-def html_document(html: str) -> tuple[str | None, list[Block]]:
-    """The page's title and its blocks."""
+def html_document(html: str, main_only: bool = False) -> tuple[str | None, list[Block]]:
+    """The page's title and its blocks; with `main_only`, those of its main content when
+    it marks one (main_landmark): not the sidebars, banners and footer around it."""
     from bs4 import BeautifulSoup
 
     # lxml builds the tree as browsers do: an `<li>` or `<p>` whose end tag is left out
@@ -51,13 +57,25 @@ def html_document(html: str) -> tuple[str | None, list[Block]]:
     # about that (a warning would become a note on the file, ingest/warning_notes.py).
     soup = BeautifulSoup(XML_DECLARATION.sub("", html, count=1), "lxml")
     title = soup.title.get_text(" ", strip=True) if soup.title else None
-    for hidden in soup(HIDDEN):
+    for hidden in [*soup(HIDDEN), *soup.select(AROUND)]:
         hidden.decompose()
-    _flatten_below(soup, MAX_DEPTH)
+    root = (main_landmark(soup) if main_only else None) or soup
+    _flatten_below(root, MAX_DEPTH)
     walker = _Walker()
-    walker.walk(soup, 0)
+    walker.walk(root, 0)
     walker.flush()
     return title or None, walker.found
+
+
+def main_landmark(soup: Any) -> Any | None:
+    """The page's one `<main>` (or `role="main"`, or `<article>`) with text in it, as
+    documentation generators write (Sphinx, MkDocs, Docusaurus); None when there is no such
+    one element."""
+    for selector in LANDMARKS:
+        found = soup.select(selector)
+        if len(found) == 1 and found[0].get_text(strip=True):
+            return found[0]
+    return None
 
 
 def _flatten_below(soup: Any, depth: int) -> None:

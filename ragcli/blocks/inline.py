@@ -13,6 +13,10 @@ HEADING_ATTRIBUTES = re.compile(r"\s*\{:?\s*(?:[#.][\w:.-]+|[\w-]+=\S+)(?:\s+[^{
 TRAILING_ATTRIBUTES = re.compile(
     r"[ \t]*\{:?[ \t]*(?:[#.][\w:.-]+|[\w-]+=\S+)(?:[ \t]+[^{}\n]*)?\}[ \t]*$"
 )
+# An attribute list on an inline element (Python-Markdown's attr_list, as Material for
+# MkDocs sites write it): `**`css_class`**{ #css_class }`, `*text*{: .note }`, right after
+# the element's closing mark.
+INLINE_ATTRIBUTES = re.compile(r"^\{:?[ \t]*(?:[#.][\w:.-]+|[\w-]+=\S+)(?:[ \t]+[^{}\n]*)?\}")
 # A site's template tags (mkdocs-macros, Jinja): `{{ sponsor.url }}`, `{% for x in y %}`.
 TEMPLATE_TAG = re.compile(r"\{\{-?\s*[^{}\n]*?\s*-?\}\}|\{%-?[^%\n]*?-?%\}")
 CODE_SPANS = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)

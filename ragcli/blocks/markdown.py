@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ragcli.blocks import hugo, mdx
 from ragcli.blocks.front_matter import FrontMatter, Metadata, read_front_matter
 from ragcli.blocks.includes import LANGUAGES, Include, include_of, includes_in
-from ragcli.blocks.inline import block_text, code_span, heading_title
+from ragcli.blocks.inline import INLINE_ATTRIBUTES, block_text, code_span, heading_title
 from ragcli.blocks.markdown_rules import parser
 from ragcli.blocks.model import (
     Admonition,
@@ -532,10 +532,13 @@ def _inline_source(node: _Node) -> str:
 
 def _render_inline(tokens: list[Token], parts: list[str]) -> None:
     """Inline tokens (a flat stream: a link's text between link_open and link_close)."""
-    for token in tokens:
+    for number, token in enumerate(tokens):
         kind = token.type
         if kind == "text":
-            parts.append(token.content)
+            text = token.content
+            if number and tokens[number - 1].type in ("strong_close", "em_close", "s_close"):
+                text = INLINE_ATTRIBUTES.sub("", text, count=1)  # the element's attributes
+            parts.append(text)
         elif kind == "code_inline":
             parts.append(code_span(token.content))
         elif kind == "myst_role":

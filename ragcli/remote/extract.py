@@ -15,9 +15,6 @@ from urllib.parse import urljoin
 
 from ragcli.ingest.loaders.base import Section
 
-# An element that marks a page's main content, in the order they are looked for.
-LANDMARKS = ("main", "[role=main]", "article")
-
 
 @dataclass
 class Page:
@@ -32,6 +29,7 @@ class Page:
 def read_page(html: str, url: str, main_content: bool = True) -> Page:
     from bs4 import BeautifulSoup
 
+    from ragcli.blocks.html import main_landmark
     from ragcli.ingest.loaders.markup import html_sections
 
     soup = BeautifulSoup(html, "lxml")
@@ -48,7 +46,7 @@ def read_page(html: str, url: str, main_content: bool = True) -> Page:
     body, extractor = (html, "whole page")
     content_links = links
     if main_content:
-        main = _landmark(soup)
+        main = main_landmark(soup)
         if main is not None:
             body, extractor = _page(title, str(main)), "landmark"
             content_links = _links(main, base)
@@ -61,14 +59,6 @@ def _page(title: str | None, body: str) -> str:
     from html import escape
 
     return f"<html><head><title>{escape(title or '')}</title></head><body>{body}</body></html>"
-
-
-def _landmark(soup):
-    for selector in LANDMARKS:
-        found = soup.select(selector)
-        if len(found) == 1 and found[0].get_text(strip=True):
-            return found[0]
-    return None
 
 
 def _trafilatura(html: str) -> str | None:

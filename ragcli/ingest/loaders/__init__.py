@@ -165,11 +165,17 @@ FORMATS = _formats()
 # Markdown 13: a Hugo shortcode without a body reads as its `text` argument (Doks'
 #   `{{< alert text="…" />}}`), where it had read as no text; a quoted argument's
 #   backslash escapes are read as Go reads them (`\"` is a quote).
+# Markdown 14: an attribute list on emphasis (`**`css_class`**{ #css_class }`, Python-
+#   Markdown's attr_list) is not text.
+# HTML 6: a page that marks its main content (`<main>`, `role="main"`, one `<article>`)
+#   is read from it alone, not its sidebars, banners and footer (a Sphinx page's
+#   "Navigation" bar and "Quick search"); `role="navigation"` and `role="search"` are
+#   left out as `<nav>` is, and a heading's permalink (`¶`) is no part of its title.
 READINGS = {
-    "md": 13,
+    "md": 14,
     "mdx": 1,
     "rst": 15,
-    "html": 5,
+    "html": 6,
     "ipynb": 3,
     "epub": 4,
     "pdf": 3,

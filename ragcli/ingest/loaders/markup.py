@@ -13,16 +13,17 @@ from ragcli.ingest.loaders.encoding import read_text
 
 def load_html(path: Path) -> LoadedFile:
     text, notes = read_text(path)
-    return LoadedFile("html", html_sections(text), notes=notes)
+    return LoadedFile("html", html_sections(text, main_only=True), notes=notes)
 
 
-def html_sections(text: str) -> list[Section]:
-    """The page's sections; what comes before its first heading sits under its title."""
+def html_sections(text: str, main_only: bool = False) -> list[Section]:
+    """The page's sections; what comes before its first heading sits under its title.
+    `main_only`: of its main content, when it marks one (blocks/html.py)."""
     from ragcli.blocks.html import html_document
     from ragcli.blocks.markdown import with_paths
     from ragcli.ingest.loaders.text import block_sections
 
-    title, blocks = html_document(text)
+    title, blocks = html_document(text, main_only)
     sections = list(block_sections(with_paths(blocks)))
     for section in sections:
         section.heading = section.heading or title
