@@ -144,10 +144,16 @@ def print_unseen(results: dict[str, list[SiteAnswers]]) -> None:
 
 def candidate_model(candidate: str, rows: list[Rows]) -> AnswerModel:
     """The model a candidate names, fitted on `rows`: `shipped` is the bundled model as it
-    is; a candidate ending in `@kept` keeps the bundled model's selector (only the scorer
-    is fitted)."""
+    is, and a file ending in .json a model file as it is (an earlier bundled one, e.g. from
+    `git show REV:ragcli/data/answer_choice.json`); a candidate ending in `@kept` keeps the
+    bundled model's selector (only the scorer is fitted)."""
     if candidate == "shipped":
         return bundled()
+    if candidate.endswith(".json"):
+        try:
+            return AnswerModel.from_dict(json.loads(Path(candidate).read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError) as error:
+            raise SystemExit(f"{candidate}: not a model file ({error})") from None
     features, _, selector = candidate.partition("@")
     features = "" if features == "default" else features  # answer_fit.MODEL_FEATURES
     if selector == "kept":
@@ -164,7 +170,8 @@ def main() -> int:
         action="append",
         required=True,
         help="features (comma-separated), all, or default (the fit's own), with @kept to "
-        "keep the bundled selector; or shipped (the bundled model, not refitted)",
+        "keep the bundled selector; or shipped (the bundled model, not refitted), or a "
+        "model file (FILE.json, not refitted)",
     )
     parser.add_argument(
         "--unseen",
