@@ -134,6 +134,24 @@ def test_touched_but_identical_file_is_unchanged(tmp_path):
     assert report.count("unchanged") == 1 and ingestor.embedder.texts == 1
 
 
+def test_a_row_holding_another_edits_size_is_mended_when_the_file_is_next_seen(tmp_path):
+    """The file was rewritten between the stat and the read that stored it: its row has the
+    new text's hash with the old text's size and time. Seen again, it stays unchanged (same
+    hash) and its row takes its size and time, as a fresh ingest would store them."""
+    from dataclasses import replace
+
+    doc = tmp_path / "a.md"
+    doc.write_text("Same text.")
+    ingestor = counting_ingestor(tmp_path / "store")
+    ingestor.run([doc], "docs")
+    [row] = ingestor.manifest.files("docs")
+    ingestor.manifest.put(replace(row, size=row.size + 7, mtime_ns=1))
+    report = ingestor.run([doc], "docs")
+    assert report.count("unchanged") == 1 and ingestor.embedder.texts == 1
+    [mended] = ingestor.manifest.files("docs")
+    assert (mended.size, mended.mtime_ns) == (doc.stat().st_size, doc.stat().st_mtime_ns)
+
+
 def test_prune_removes_chunks_of_deleted_files_only_under_given_paths(tmp_path):
     one, two = tmp_path / "one", tmp_path / "two"
     one.mkdir(), two.mkdir()

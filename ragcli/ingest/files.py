@@ -208,7 +208,10 @@ class FileSource:
             return FileOutcome(key, "skipped", "not a regular file")
         sha = sha256_of(path)
         if known and known.sha256 == sha and current:
-            known.mtime_ns = stat.st_mtime_ns  # touched, not changed: remember the new time
+            # Touched, not changed: remember its size and time now. Its row can hold the
+            # size of an edit that was overwritten between the stat and the read that
+            # stored it (a watcher amid a burst of edits).
+            known.size, known.mtime_ns = stat.st_size, stat.st_mtime_ns
             self.manifest.put(known)
             return FileOutcome(key, "unchanged", chunks=known.chunk_count)
         item = Item(key, sha, stat.st_size, stat.st_mtime_ns, "changed" if known else "new", "", [])
