@@ -81,9 +81,10 @@ def load_rows(path: Path) -> list[Rows]:
 # The features the fit weighs unless told otherwise: the ten of the models before issue 67.
 # The eight added for it (explained, name_first, other_names, name_of_question,
 # value_stated, code_unit, output_unit, item_unit) measured inside the noise, on the rows
-# and on the train questions of seven sites no fit or rule had seen (60 of 98 answered
-# with them, 61 without: scripts/crossfit_answers.py --unseen), and a fit with them
-# quotes a code listing or its output without the sentence that leads in to it.
+# and on the train questions of sites no fit or rule had seen (scripts/crossfit_answers.py
+# --unseen: 60 of 98 answered with them and 61 without on seven sites, 88 and 87 of 142 on
+# ten), and a fit with them quotes a code listing or its output without the sentence that
+# leads in to it.
 MODEL_FEATURES = (
     "relevance",
     "context",
