@@ -16,10 +16,12 @@ then each candidate's mean change from the first, with the folds' spread of that
         --candidate all --candidate relevance,asked_for [--json]
 
 With `--unseen SET,SET,...` the candidates are fitted on the rows of every other set
-instead, and answer those sets' train questions: sites that neither a fit nor any hand
-rule has seen, where the bundled model (`shipped`) is measured as honestly as a refit.
-It prints each candidate's answers per site, and its change from the first with the
-sites' spread of that change.
+instead, and answer those sets' train questions: sites that no fit and no hand rule has
+seen. A model file fitted or tuned without them (the hand-tuned model of b3e3e1f:
+`git show b3e3e1f:ragcli/data/answer_choice.json > hand.json`, `--candidate hand.json`) is
+measured there as honestly as a refit; `shipped`, fitted on every set's rows, is not. It
+prints each candidate's answers per site and in all, and its change from the first with
+the sites' spread of that change.
 """
 
 from __future__ import annotations
