@@ -60,6 +60,8 @@ from ragcli.evaluation.split import Split, load_split  # noqa: E402
 from ragcli.llm.offline.rules import RULES  # noqa: E402
 
 SQUAD = "squad-rhine"
+# The pages of a site given with --docs: its Markdown, reST or built HTML.
+DOCS_OF_YOUR_OWN = frozenset({".md", ".markdown", ".mdx", ".rst", ".html", ".htm"})
 CHOICES = (*SETS, SQUAD, "docs", "all")
 TEST_READS = ROOT / "scripts" / "data" / "test_reads.tsv"
 
@@ -402,7 +404,7 @@ def targets(args: argparse.Namespace, names: list[str], sources: Path | None) ->
             base = SETS.get(name)
             docs = args.docs or (fetch(base, sources) if base and sources else base.docs(sources))  # type: ignore[union-attr]
             questions = args.questions or base.questions  # type: ignore[union-attr]
-            files = sorted(p for p in docs.rglob("*") if p.suffix in {".md", ".rst"})
+            files = sorted(p for p in docs.rglob("*") if p.suffix in DOCS_OF_YOUR_OWN)
             found[name] = Target(name, files, docs, questions, split=False)
             continue
         doc_set = SETS[name]
