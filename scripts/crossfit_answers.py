@@ -66,9 +66,7 @@ class FoldAnswers:
 def measure_fold(stores: Path, model_file: Path, fold: int) -> FoldAnswers:
     options = ("--fold", str(fold), "--answer-model", str(model_file))
     failed = f"crossfit_answers: fold {fold} failed"
-    out: Any = json.loads(train_run(stores, *options, failed=failed))
-    reports = out["sets"] if isinstance(out, dict) else out
-    reports = reports if isinstance(reports, list) else [reports]
+    reports = _reports(train_run(stores, *options, failed=failed))
     docs = [q for r in reports if r["set"] != "squad-rhine" for q in r["questions"]]
     rhine = next((r for r in reports if r["set"] == "squad-rhine"), None)
     return FoldAnswers(
@@ -82,6 +80,14 @@ def measure_fold(stores: Path, model_file: Path, fold: int) -> FoldAnswers:
     )
 
 
+def _reports(printed: str) -> list[dict[str, Any]]:
+    """Each set's report in what howto_benchmark.py --json printed (one set's alone, or
+    several under "sets")."""
+    out: Any = json.loads(printed)
+    reports = out["sets"] if isinstance(out, dict) and "sets" in out else out
+    return reports if isinstance(reports, list) else [reports]
+
+
 @dataclass
 class SiteAnswers:
     site: str
@@ -93,10 +99,7 @@ class SiteAnswers:
 def measure_site(stores: Path, model_file: Path | None, site: str) -> SiteAnswers:
     options = ("--answer-model", str(model_file)) if model_file else ()
     failed = f"crossfit_answers: {site} failed"
-    out: Any = json.loads(train_run(stores, *options, failed=failed, name=site))
-    report = out["sets"][0] if isinstance(out, dict) and "sets" in out else out
-    report = report[0] if isinstance(report, list) else report
-    questions = report["questions"]
+    questions = _reports(train_run(stores, *options, failed=failed, name=site))[0]["questions"]
     return SiteAnswers(
         site,
         len(questions),

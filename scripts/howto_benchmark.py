@@ -300,13 +300,13 @@ def check_questions(target: Target) -> list[str]:
 
 def page_text(path: Path) -> str:
     """A page's text as a question is checked against it: Markdown and reST as written; a
-    built HTML page as ragcli reads it (its tags gone, `<code>` as a code span)."""
-    text = path.read_text(encoding="utf-8")
-    if path.suffix != ".html":
-        return text
-    from ragcli.ingest.loaders.markup import html_sections
+    built HTML page as ragcli's ingest reads it (its main content, its tags gone, `<code>`
+    as a code span)."""
+    if path.suffix not in (".html", ".htm"):
+        return path.read_text(encoding="utf-8")
+    from ragcli.ingest.loaders.markup import load_html
 
-    return "\n\n".join(section.text for section in html_sections(text))
+    return "\n\n".join(section.text for section in load_html(path).sections)
 
 
 def describe(report: dict[str, Any]) -> str:

@@ -32,11 +32,8 @@ def test_each_set_has_how_to_and_factoid_questions(name: str) -> None:
 # Sites outside ../shared/eval/, fetched from their sdists (each file says how).
 PROXY_SETS = ["flask", "starlette", "aiohttp", "attrs", "click", "urllib3", "treq", "toolbelt"]
 PROXY_SETS += ["structlog", "pytest", "fastify", "pino"]  # issue 67's, from sdists and npm
-PROXY_SETS += ["marshmallow", "undici"]
-PROXY_SETS += ["markdown"]  # Python-Markdown 3.11.3, from its sdist
-PROXY_SETS += ["anyio"]  # AnyIO 4.16.0, from its sdist
-PROXY_SETS += ["cattrs"]  # issue 67: a PyPI sdist, MyST Markdown
-PROXY_SETS += ["werkzeug"]  # issue 67: a Debian documentation package (HTML)
+# and more of issue 67's, from sdists, npm and a Debian documentation package (HTML)
+PROXY_SETS += ["marshmallow", "undici", "markdown", "anyio", "cattrs", "werkzeug"]
 
 
 @pytest.mark.parametrize("name", PROXY_SETS)

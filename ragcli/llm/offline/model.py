@@ -1,7 +1,7 @@
 """The offline answer's numbers: the scorer's weights over the answer features
 (ragcli/llm/offline/features.py) and the selector's parameters, all in one data file,
-ragcli/data/answer_choice.json. `scripts/fit_answers.py --write` refits every one of them
-(the file's `about` says where the shipped ones come from).
+ragcli/data/answer_choice.json, which only `scripts/fit_answers.py --write` writes (its
+`about` says over which questions).
 
 The score of a unit is p = 1 / (1 + exp(-(w . features + bias))), read as the chance that
 the unit holds the answer: the selector multiplies the chances of a miss. The fit script
