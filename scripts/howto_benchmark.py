@@ -115,6 +115,7 @@ def measure_set(
     from ragcli import service
     from ragcli.config import load_settings
     from ragcli.evaluation import kept_stores
+    from ragcli.evaluation.answer_defects import defects
     from ragcli.evaluation.howto import answers_it
     from ragcli.evaluation.markup import markup_examples, raw_markup
 
@@ -137,6 +138,7 @@ def measure_set(
         answered = answers_it(result.answer, q)
         sourced = any(answers_it(s.content, q) for s in result.sources)
         kinds = raw_markup(result.answer)
+        typed = result.typed_answer()
         outcomes.append(
             {
                 "question": q.question,
@@ -146,6 +148,8 @@ def measure_set(
                 "in_sources": sourced,
                 "chars": len(result.answer),
                 "raw_markup": kinds,
+                "defects": defects(typed) if typed else [],
+                "declined": typed is None or typed.empty,
             }
         )
         if show:
@@ -179,13 +183,14 @@ def measure_set(
 def figures(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
     """A set's figures from its questions' outcomes."""
     tally = {kind: Counter[str]() for kind in ("howto", "factoid")}
-    markup_kinds = Counter[str]()
+    markup_kinds, defect_kinds = Counter[str](), Counter[str]()
     for o in outcomes:
         counts = tally[o["kind"]]
         counts["questions"] += 1
         counts["in_answer"] += o["in_answer"]
         counts["in_sources"] += o["in_sources"]
         markup_kinds.update(o["raw_markup"])
+        defect_kinds.update(o.get("defects", ()))
     lengths = [o["chars"] for o in outcomes]
     return {
         "howto": dict(tally["howto"]),
@@ -193,6 +198,9 @@ def figures(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
         "median_answer_chars": statistics.median(lengths) if lengths else 0,
         "raw_markup_answers": sum(bool(o["raw_markup"]) for o in outcomes),
         "raw_markup_kinds": dict(markup_kinds),
+        "flawed_answers": sum(bool(o.get("defects")) for o in outcomes),
+        "defect_kinds": dict(defect_kinds),
+        "declined_answerable": sum(o.get("declined", False) and o["in_sources"] for o in outcomes),
     }
 
 
@@ -225,9 +233,20 @@ def spread(reports: list[dict[str, Any]]) -> dict[str, Any]:
         return {}
     answered = {f: sum(o["in_answer"] for o in os) / len(os) for f, os in pooled.items()}
     medians = {f: statistics.median(o["chars"] for o in os) for f, os in pooled.items()}
+    flawed = {f: sum(bool(o.get("defects")) for o in os) / len(os) for f, os in pooled.items()}
+    # declined though the sources hold the answer
+    declined = {
+        f: sum(bool(o.get("declined")) and o["in_sources"] for o in os) / len(os)
+        for f, os in pooled.items()
+    }
     return {
         "folds": {
-            str(f): {"in_answer": round(answered[f], 3), "median": medians[f]}
+            str(f): {
+                "in_answer": round(answered[f], 3),
+                "median": medians[f],
+                "flawed": round(flawed[f], 3),
+                "declined": round(declined[f], 3),
+            }
             for f in sorted(pooled)
         },
         "in_answer_mean": round(statistics.fmean(answered.values()), 3),
@@ -345,6 +364,12 @@ def describe(report: dict[str, Any]) -> str:
             subsequent_indent="    ",
             break_on_hyphens=False,
         )
+    )
+    flaws = ", ".join(f"{k} {n}" for k, n in sorted(report.get("defect_kinds", {}).items()))
+    lines.append(
+        f"  flawed answers {report.get('flawed_answers', 0)}"
+        + (f" ({flaws})" if flaws else "")
+        + f"; declined though the sources hold it {report.get('declined_answerable', 0)}"
     )
     return "\n".join(lines)
 
