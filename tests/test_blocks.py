@@ -587,6 +587,28 @@ def test_myst_roles_in_markdown_read_as_rest_roles_do():
     ]
 
 
+def test_a_role_the_site_defines_reads_as_code_when_it_names_something():
+    """Celery's docs write their settings as `:setting:`worker_prefetch_multiplier``, a
+    cross-reference type of their own, which Sphinx shows as code: read as words, the
+    sentence naming the setting named nothing for the answer's features. A role made by
+    extlinks (`:issue:`, a number; `:wiki:`, words) and Sphinx's own word roles stay
+    words, in reST and in MyST."""
+    from ragcli.blocks.rst import read_rst
+
+    text = (
+        "Set :setting:`worker_prefetch_multiplier` and :confval:`~conf.html_theme`, "
+        "call :js:func:`fetch()`; see :issue:`123`, :wiki:`Event loop`, "
+        ":term:`event loop` and :guilabel:`Save`.\n"
+    )
+    expected = (
+        "Set `worker_prefetch_multiplier` and `conf.html_theme`, call `fetch()`; "
+        "see 123, Event loop, event loop and Save."
+    )
+    assert read_rst(text).blocks == [Paragraph(expected)]
+    myst = "Set {setting}`worker_prefetch_multiplier`; see {issue}`123`.\n"
+    assert read_markdown(myst).blocks == [Paragraph("Set `worker_prefetch_multiplier`; see 123.")]
+
+
 def test_myst_directives_read_as_their_rest_twins():
     """MyST's directives, in fences of colons or backticks named in braces: an admonition
     is an admonition, an include or autodoc directive a reference, a toctree nothing,
@@ -659,7 +681,7 @@ def test_a_directive_read_first_does_not_hide_the_role_of_its_name():
     role_page = "Logging\n=======\n\nThe level is set to :tallymark:`~logging.INFO` at first.\n"
     assert "`STATUS_CODES`" in rst_sections(directive_page)[0].text
     text = rst_sections(role_page)[0].text
-    assert ":tallymark:" not in text and "logging.INFO at first." in text
+    assert ":tallymark:" not in text and "`logging.INFO` at first." in text
 
 
 def test_an_rst_page_of_autodoc_alone_names_its_module():

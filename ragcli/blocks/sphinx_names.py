@@ -3,7 +3,8 @@
 
 How a role reads on the built page (`:class:`~x.Y`` in reST, `{class}`~x.Y`` in MyST):
 a Python object by its name, as code (`Y`, a function as `get()`), an option or a file
-as code, `:rfc:`7230`` as "RFC 7230", any other role as its title or target in words. An
+as code, `:rfc:`7230`` as "RFC 7230", a role the site defines (`:setting:`) as code when
+its target is a name, any other role as its title or target in words. An
 untitled `:doc:` or `:ref:` shows the title of what it links to, which only the caller
 can look up (blocks/rst.py). And which directive is which: an admonition, code, a
 version note, an include, autodoc, or one that says how the site is built."""
@@ -29,6 +30,18 @@ LITERAL_ROLES = frozenset(
 # Roles citing a standard by number, named as Sphinx shows them.
 STANDARDS = {"rfc": "RFC", "pep": "PEP"}
 LINKS = frozenset({"doc", "std:doc", "ref", "std:ref"})
+# Roles of Sphinx and docutils that show words: a glossary term, a GUI label, a formula.
+TEXT_ROLES = frozenset(
+    "term abbr abbreviation acronym dfn guilabel menuselection sub sup subscript superscript "
+    "math eq numref download index emphasis strong title-reference title t raw manpage".split()
+)
+# A role a site defines itself is most often a cross-reference type (`:setting:`,
+# `:confval:`, a domain's `:js:func:`), whose target Sphinx shows as code, as it shows the
+# Python domain's; a role made by sphinx.ext.extlinks (`:issue:`123``, `:wiki:`Some
+# page``) shows words. The target tells them apart: a name written as code is (snake_case,
+# dotted, --option, camelCase, CONSTANT, call()), a number, a word or words are not.
+NAME_TARGET = re.compile(r"^[~!]?[A-Za-z_-][\w.:-]*(?:\(\))?$")
+WRITTEN_AS_CODE = re.compile(r"[_.:()-]|[a-z][A-Z]|^[~!]?[A-Z][A-Z0-9]+$")
 
 AUTODOC = re.compile(r"^(?:auto\w+|(?:py:)?(?:currentmodule|module))$")
 INCLUDES = frozenset({"literalinclude", "include"})
@@ -114,7 +127,15 @@ def role_text(name: str, text: str) -> RoleText:
         return RoleText(f"{STANDARDS[name]} {target.split('#')[0].strip()}")
     if name in LINKS and not title:
         return RoleText(target, target=target)
+    if name not in TEXT_ROLES | LINKS and not title and is_name(target.strip()):
+        return RoleText(target.strip().lstrip("~!"), code=True)
     return RoleText(title or target)
+
+
+def is_name(target: str) -> bool:
+    """`worker_prefetch_multiplier`, `conf.html_theme`, `--fast`, `fetch()`, `MAX_SIZE`; not
+    `123`, `Python` or `Event loop`."""
+    return bool(NAME_TARGET.match(target) and WRITTEN_AS_CODE.search(target))
 
 
 def object_name(target: str) -> str:
