@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from howto_benchmark import train_run  # noqa: E402
 
+from ragcli.evaluation.answer_fit import fold_change  # noqa: E402
 from ragcli.llm.offline.rules import RULES  # noqa: E402
 
 BASE = "none"
@@ -79,14 +80,14 @@ def figures(report: dict[str, Any]) -> Figures:
 
 
 def change(off: dict[str, float], on: dict[str, float]) -> dict[str, Any]:
-    """The mean over the folds of (off - on), its spread, and whether it is beyond it."""
-    per_fold = [off[f] - on[f] for f in on]
-    mean, spread = statistics.fmean(per_fold), max(per_fold) - min(per_fold)
+    """The mean over the folds of (off - on), its spread, and whether it is beyond it, as
+    the features' ablation measures them (answer_fit.fold_change)."""
+    found = fold_change(on, off, "")
     return {
-        "change": round(mean, 3),
-        "spread": round(spread, 3),
-        "beyond_noise": abs(mean) > spread,
-        "per_fold": [round(c, 3) for c in per_fold],
+        "change": round(found.change, 3),
+        "spread": round(found.spread, 3),
+        "beyond_noise": found.beyond_noise,
+        "per_fold": list(found.per_fold),
     }
 
 
@@ -117,7 +118,7 @@ def eliminate(stores: Path, runs: Path) -> list[dict[str, Any]]:
                 tried.append((answered, -flawed, rule, found))
         if not tried:
             break
-        answered, less_flawed, rule, found = max(tried)
+        *_, rule, found = max(tried)
         off.append(rule)
         steps.append(
             {

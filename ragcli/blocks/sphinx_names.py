@@ -127,7 +127,7 @@ def role_text(name: str, text: str) -> RoleText:
         return RoleText(f"{STANDARDS[name]} {target.split('#')[0].strip()}")
     if name in LINKS and not title:
         return RoleText(target, target=target)
-    if name not in TEXT_ROLES | LINKS and not title and is_name(target.strip()):
+    if name not in TEXT_ROLES and not title and is_name(target.strip()):
         return RoleText(target.strip().lstrip("~!"), code=True)
     return RoleText(title or target)
 

@@ -12,14 +12,12 @@ has "the name is in the answer":
 
 from __future__ import annotations
 
-import re
-
 from ragcli.answer import Answer, AnswerPart
+from ragcli.llm.offline.selection import REFERS_BACK  # what the antecedent rule looks for
 from ragcli.llm.text import normalise
 from ragcli.text.lead_ins import is_lead_in
 
 DEFECTS = ("refers_back", "repeated", "hanging_lead_in")
-REFERS_BACK = re.compile(r"^(?:This|That|These|Those)\b")
 # Characters between two quotes of one passage that still make them neighbours (a space,
 # a line break).
 ADJACENT = 3

@@ -14,9 +14,10 @@ from __future__ import annotations
 import itertools
 import json
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -321,6 +322,7 @@ class Ablation:
         return abs(self.change) > self.spread
 
 
+K = TypeVar("K")  # a fold's key: its number, or as JSON gives it, a string
 Metric = Callable[[Sequence[Rows], Sequence[str]], dict[int, float]]
 Groups = dict[str, tuple[str, ...]]
 
@@ -329,7 +331,9 @@ def _features(groups: Groups) -> list[str]:
     return [name for group in groups.values() for name in group]
 
 
-def _change(full: dict[int, float], without: dict[int, float], dropped: str) -> Ablation:
+def fold_change(full: Mapping[K, float], without: Mapping[K, float], dropped: str) -> Ablation:
+    """Per fold `without` - `full`: their mean, spread and whether it is beyond the noise
+    (scripts/ablate_rules.py judges a hand rule by it too)."""
     change = [without[f] - full[f] for f in full]
     return Ablation(
         dropped, statistics.fmean(change), spread(change), tuple(round(c, 3) for c in change)
@@ -340,7 +344,7 @@ def ablate(rows: Sequence[Rows], groups: Groups, metric: Metric) -> list[Ablatio
     """Each group of features dropped in turn, refitted on the other folds."""
     full = metric(rows, _features(groups))
     return [
-        _change(full, metric(rows, _features({k: v for k, v in groups.items() if k != g})), g)
+        fold_change(full, metric(rows, _features({k: v for k, v in groups.items() if k != g})), g)
         for g in groups
     ]
 
@@ -363,7 +367,7 @@ def eliminate(
             if name in keep:
                 continue
             rest = {k: v for k, v in left.items() if k != name}
-            found = _change(full, metric(rows, _features(rest)), name)
+            found = fold_change(full, metric(rows, _features(rest)), name)
             if found.change < 0 and found.beyond_noise:
                 continue  # the model would be measurably worse than the full one
             if best is None or found.change > best.change:
