@@ -652,6 +652,38 @@ def test_myst_directives_read_as_their_rest_twins():
     ]
 
 
+def test_a_myst_directive_that_only_sets_a_name_reads_as_nothing():
+    """cattrs' pages open with ```{currentmodule} cattrs``` and an empty body: an answer
+    quoted it as an empty code block titled `currentmodule`. It sets the module names are
+    resolved in, as `{module}` does, and shows nothing on the site (reST's `..
+    currentmodule::` read as nothing already); so does a directive not known here whose
+    fence holds nothing. One that is not known but has a body stays code."""
+    text = (
+        "# Converters\n\n```{currentmodule} cattrs\n```\n\nConverters are registries.\n\n"
+        "```{py:module} cattrs.gen\n```\n\n```{someextension} argument\n:option: 1\n```\n\n"
+        "```{doctest}\n>>> 1\n1\n```\n"
+    )
+    assert read_markdown(text).blocks == [
+        Heading(1, "Converters", ("Converters",)),
+        Paragraph("Converters are registries."),
+        CodeBlock("doctest", ">>> 1\n1"),
+    ]
+
+
+def test_a_version_notes_words_keep_an_acronyms_case():
+    """A version note is one sentence, its words lower-cased after the version; an
+    acronym or a name starting them keeps its case (cattrs' read "Version changed 26.2.0:
+    pEP 695 type aliases …")."""
+    from ragcli.blocks.rst import read_rst
+
+    assert read_markdown("```{versionchanged} 26.2.0\nPEP 695 aliases work.\n```\n").blocks == [
+        Paragraph("Version changed 26.2.0: PEP 695 aliases work.")
+    ]
+    assert read_rst(".. versionadded:: 2.4\n   HTTPX is supported.\n").blocks == [
+        Paragraph("New in version 2.4: HTTPX is supported.")
+    ]
+
+
 def test_a_myst_glossary_reads_as_terms_with_their_definitions():
     """Sphinx's glossary writes a term on its own line and its definition indented under
     it. Read as paragraphs, the term ran into its definition ("dict classes A regular

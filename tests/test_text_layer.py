@@ -9,7 +9,7 @@ from ragcli.pipeline.support import claims
 from ragcli.text.citations import cited_numbers, renumber, strip_citations
 from ragcli.text.fences import fence, unfence
 from ragcli.text.markdown import render
-from ragcli.text.sentences import split_cited_sentences, split_sentences
+from ragcli.text.sentences import continuing, split_cited_sentences, split_sentences
 
 
 def test_sentences_end_at_stops_not_after_abbreviations_or_before_lower_case():
@@ -171,3 +171,17 @@ def test_a_citation_inside_a_models_list_item_stays_where_it_was_written():
         ("The web app is on 7420, metrics on 9420", [1, 2]),
         ("Backups run at 03:00", [3]),
     ]
+
+
+def test_a_sentence_continuing_after_a_colon_lowers_an_ordinary_word_only():
+    assert continuing("Allow a dict.") == "allow a dict."
+    assert continuing(" Use it.") == "use it."
+    for kept in (
+        "PEP 695 aliases.",
+        "HTTPX is used.",
+        "`Converter` works.",
+        "McKinney said.",
+        "I agree.",
+        "iOS apps.",
+    ):
+        assert continuing(kept) == kept

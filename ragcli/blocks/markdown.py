@@ -43,6 +43,7 @@ from ragcli.blocks.model import (
 )
 from ragcli.blocks.sphinx_names import (
     ADMONITION_NODES,
+    AUTODOC,
     CODE_DIRECTIVES,
     INCLUDES,
     ONLY,
@@ -52,6 +53,7 @@ from ragcli.blocks.sphinx_names import (
     shown_on_html,
     version_and_words,
 )
+from ragcli.text.sentences import continuing
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -272,6 +274,8 @@ class _Reader:
                 read = self.myst_directive(name, argument, node.content, depth)
                 if read is not None:
                     return read
+                if not _without_options(node.content).strip():
+                    return []  # a directive not known here, with no body: nothing to read
             if kind == "colon_fence":  # another directive: its body is Markdown
                 return self.parsed(node.content, depth)
         if kind in ("fence", "code_block"):
@@ -383,7 +387,9 @@ class _Reader:
             text = name == "include"
             language = "" if text else LANGUAGES.get(PurePosixPath(argument).suffix.lower(), "")
             return [CodeBlock(language, include_text(argument, text=text), argument)]
-        if name.startswith("auto") and argument:
+        if AUTODOC.match(name):
+            if not name.startswith("auto") or not argument:  # `{currentmodule}` sets a name
+                return []
             target = argument.split("(")[0].strip()
             return [CodeBlock("", include_text(target, api=True), target)]
         if name in MYST_SILENT or (name == ONLY and not shown_on_html(argument)):
@@ -512,7 +518,7 @@ def _admonition(kind: str, title: str, inner: list[Block]) -> list[Block]:
     said = f"{kind.replace('-', ' ').capitalize()} {title}".strip()
     if inner and isinstance(inner[0], Paragraph):
         text = inner[0].text
-        return [Paragraph(f"{said}: {text[:1].lower()}{text[1:]}"), *inner[1:]]
+        return [Paragraph(f"{said}: {continuing(text)}"), *inner[1:]]
     return [Paragraph(f"{said}."), *inner]
 
 

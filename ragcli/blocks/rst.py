@@ -56,6 +56,7 @@ from ragcli.blocks.sphinx_names import (
     version_and_words,
 )
 from ragcli.blocks.sphinx_pages import labelled_page, linked_page, page_head
+from ragcli.text.sentences import continuing
 
 ROLE_USE = re.compile(r"(?<![\w`]):((?:[A-Za-z][\w+.-]*:)?[A-Za-z][\w+.-]*):`")
 # A role inside emphasis or strong text, which reST does not parse (inline markup does not
@@ -316,7 +317,7 @@ def _directive_class(name: str) -> type:
             if self.name in VERSIONS:
                 # One sentence, so that a quote of it holds the version.
                 version, said = version_and_words(argument)
-                said = said[:1].lower() + said[1:]
+                said = continuing(said)
                 inline, _ = self.state.inline_text(said, self.lineno)
                 words = f"{VERSIONS[self.name]} {version}" + (": " if said else ".")
                 found.append(nodes.paragraph("", "", nodes.Text(words), *inline))

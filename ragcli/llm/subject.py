@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from ragcli.text.sentences import continuing
+
 # One token shaped like code: CamelCase, snake_case, dotted.name, call(), --flag.
 CODE_TOKEN = re.compile(
     r"(?:--?[a-z][\w-]*"
@@ -59,5 +61,4 @@ def with_heading(sentence: str, heading: str) -> str:
 def with_title(sentence: str, title: str) -> str:
     """`sentence` quoted after `title` in bold, as the rest of its sentence:
     "**`GZipMiddleware`**: handles GZip responses …"."""
-    opening = sentence.lstrip()
-    return f"**{title}**: {opening[:1].lower()}{opening[1:]}"
+    return f"**{title}**: {continuing(sentence)}"

@@ -63,3 +63,18 @@ def chunk_cuts(text: str) -> list[str]:
     """The pieces the chunker packs a too-long paragraph from (CHUNK_CUT), each stripped,
     none empty."""
     return [s.strip() for s in CHUNK_CUT.split(text) if s.strip()]
+
+
+# A sentence's first word as an ordinary capitalised word ("Allow", not "PEP", "HTTPX",
+# "`Converter`" or "McKinney"): what may be lower-cased when the sentence goes on another.
+ORDINARY_CAPITAL = regex.compile(r"^\s*\p{Lu}\p{Ll}+(?![\w'’-])")
+
+
+def continuing(sentence: str) -> str:
+    """`sentence` written to follow a colon ("Changed in version 2.0: allow a dict."): its
+    first word lower-cased when it is an ordinary capitalised word; an acronym, a name in
+    code or a word with capitals inside keeps its case ("…: PEP 695 type aliases …")."""
+    text = sentence.lstrip()
+    if not ORDINARY_CAPITAL.match(text):
+        return text
+    return text[:1].lower() + text[1:]

@@ -174,10 +174,14 @@ FORMATS = _formats()
 # reST 16 and Markdown 15 (MyST): a role the site defines (`:setting:`broker_url``) reads
 #   as code when its target is a name, as Sphinx shows a cross-reference; extlinks'
 #   (`:issue:`123``) and words stay words.
+# Markdown 16 and reST 17: a MyST `{currentmodule}` or `{module}` fence, and one of a
+#   directive not known here with no body, reads as nothing (it read as an empty code
+#   block); a version note's words keep an acronym's case ("Changed in version 26.2:
+#   PEP 695 …", where it read "pEP 695").
 READINGS = {
-    "md": 15,
+    "md": 16,
     "mdx": 1,
-    "rst": 16,
+    "rst": 17,
     "html": 6,
     "ipynb": 3,
     "epub": 4,
