@@ -113,6 +113,31 @@ def test_an_html_data_table_reads_as_rows_with_column_names():
     assert "A layout cell." in section.text  # a layout table keeps its text
 
 
+def test_a_sphinx_html_table_reads_as_rows_though_its_cells_are_paragraphs():
+    """Sphinx writes each cell of a table as a `<p>` (a line block as `<div>`s): such a
+    table had read as layout, a paragraph a cell, so that `%j` stood apart from "Day of the
+    year". A table naming its columns is data unless a cell holds a page's structure."""
+    code = '<code class="docutils literal notranslate"><span class="pre">%j</span></code>'
+    page = (
+        "<html><body><h1>strftime</h1><table class='docutils'><thead><tr>"
+        "<th class='head'><p>Directive</p></th><th class='head'><p>Meaning</p></th>"
+        "<th class='head'><p>Example</p></th></tr></thead><tbody><tr>"
+        f"<td><p>{code}</p></td><td><p>Day of the year as a\nzero-padded number.</p></td>"
+        "<td><div class='line-block'><div class='line'>001, 002,</div>"
+        "<div class='line'>…, 366</div></div></td></tr></tbody></table>"
+        "<table><tr><th>Menu</th></tr><tr><td><h2>News</h2><p>Text.</p></td></tr></table>"
+        "</body></html>"
+    )
+    sections = html_sections(page)
+    rows = [u.text for s in sections for u in units(s.text) if u.kind == "row"]
+    assert rows == [
+        "Directive: `%j`; Meaning: Day of the year as a zero-padded number.; "
+        "Example: 001, 002, …, 366"
+    ]
+    # The second table, whose cell holds a heading, stays layout (no "Menu: News …" row).
+    assert any(s.text.startswith("## News") for s in sections)
+
+
 def test_a_tables_empty_corner_cell_names_nothing():
     # `|  | Community | Team |` over `| Price | Free | $6 |`: the first column names the row.
     assert row_line(["", "Community", "Team"], ["Price", "Free", "$6"]) == (

@@ -35,6 +35,10 @@ PHRASING = INLINE | {"br", "img"}
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
 # A cell holding one of these is a page's layout, not data: such a table is read as blocks.
 LAYOUT = "address article blockquote div dl form h1 h2 h3 h4 h5 h6 ol p pre section table ul"
+# A table that names its columns (`<th>`) is data, and its cells may hold paragraphs, lists
+# or line blocks: Sphinx writes every cell's text as a `<p>` (strftime()'s directives, a
+# LogRecord's attributes). Only a cell holding a page's structure makes it layout.
+STRUCTURE = "address article form h1 h2 h3 h4 h5 h6 section table"
 # How deep the walk goes into nested elements; real pages stay far above it.
 MAX_DEPTH = 100
 XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*>")
@@ -268,24 +272,38 @@ def _language(pre: Any) -> str:
 
 def _is_data_table(table: Any) -> bool:
     rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
-    return bool(rows) and not any(
-        cell.find(LAYOUT.split()) for row in rows for cell in row.find_all(["td", "th"])
-    )
+    cells = [cell for row in rows for cell in row.find_all(["td", "th"], recursive=False)]
+    named = any(cell.name == "th" for cell in cells)
+    layout = (STRUCTURE if named else LAYOUT).split()
+    return bool(rows) and not any(cell.find(layout) for cell in cells)
 
 
 def _table(table: Any) -> Table:
     rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
     cells = [
-        tuple(
-            _collapse(c.get_text(" ")).replace("\n", " ")
-            for c in row.find_all(["td", "th"], recursive=False)
-        )
+        tuple(" ".join(_cell_text(c).split()) for c in row.find_all(["td", "th"], recursive=False))
         for row in rows
     ]
     cells = [row for row in cells if any(row)]
     if not cells:
         return Table((), ())
     return Table(cells[0], tuple(cells[1:]))
+
+
+def _cell_text(tag: Any) -> str:
+    """A table cell's text, its code spans kept, through the paragraphs, lists and line
+    blocks a cell may hold (a Sphinx cell is a `<p>`)."""
+    from bs4 import Comment, NavigableString, Tag
+
+    parts = []
+    for child in tag.children:
+        if isinstance(child, Comment):
+            continue
+        if isinstance(child, NavigableString):
+            parts.append(str(child))
+        elif isinstance(child, Tag):
+            parts.append(_inline(child) if child.name in PHRASING else f" {_cell_text(child)} ")
+    return "".join(parts)
 
 
 def _admonition_kind(tag: Any) -> str:
