@@ -34,6 +34,7 @@ PROXY_SETS = ["flask", "starlette", "aiohttp", "attrs", "click", "urllib3", "tre
 PROXY_SETS += ["structlog", "pytest", "fastify", "pino"]  # issue 67's, from sdists and npm
 # and more of issue 67's, from sdists, npm and a Debian documentation package (HTML)
 PROXY_SETS += ["marshmallow", "undici", "markdown", "anyio", "cattrs", "werkzeug"]
+PROXY_SETS += ["pylib"]  # the standard library's reference, chosen for its tables
 
 
 @pytest.mark.parametrize("name", PROXY_SETS)

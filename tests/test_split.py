@@ -37,6 +37,16 @@ def test_a_debian_documentation_package_is_fetched_by_apt_and_read_as_its_html_p
     assert read == ["deployment/nginx.html", "index.html"]
 
 
+def test_a_set_with_only_patterns_reads_those_pages_alone(tmp_path):
+    # the standard library's reference holds ~300 pages: its set names the ones it reads
+    pylib = SETS["pylib"]
+    for page in ["datetime.html", "struct.html", "curses.html", "_static/datetime.html"]:
+        (tmp_path / page).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / page).write_text("<p>x</p>")
+    read = [p.relative_to(tmp_path).as_posix() for p in pylib.files(tmp_path)]
+    assert read == ["datetime.html", "struct.html"]
+
+
 def test_a_third_of_the_questions_are_test_and_a_question_keeps_its_part():
     split = load_split()
     questions = [(name, q.question) for name, s in SETS.items() for q in load_howtos(s.questions)]

@@ -46,6 +46,7 @@ class DocSet:
     package: str = ""  # "pip:flask==3.1.0", "npm:fastify@5.12.8" or "deb:NAME=VERSION"
     folder: str = ""  # the docs' folder inside the unpacked package
     skip: tuple[str, ...] = ()  # glob patterns (relative to the docs) left out
+    only: tuple[str, ...] = ()  # glob patterns (relative to the docs): when given, all that is read
 
     def docs(self, sources: Path | None) -> Path:
         if self.shared:
@@ -56,14 +57,24 @@ class DocSet:
 
     def files(self, docs: Path) -> list[Path]:
         skipped = {p for pattern in self.skip for p in docs.glob(pattern)}
+        kept = {p for pattern in self.only for p in docs.glob(pattern)}
         suffixes = BUILT_SUFFIXES if self.package.startswith("deb:") else DOC_SUFFIXES
         return sorted(
             p
             for p in docs.rglob("*")
             if p.suffix in suffixes
             and p not in skipped
+            and (not self.only or p in kept)
             and not any(parent in skipped for parent in p.parents)
         )
+
+
+PYLIB_PAGES = (
+    "datetime time logging logging.handlers string struct codecs sqlite3 re argparse json"
+    " csv unittest locale array decimal zipfile tarfile itertools operator pathlib"
+    " collections.abc urllib.parse warnings statistics sys uuid tomllib venv fnmatch"
+    " resource webbrowser functions http difflib __future__ profile dbm pickle select"
+).split()
 
 
 def _questions(name: str) -> Path:
@@ -150,6 +161,14 @@ SETS: dict[str, DocSet] = {
             # Sphinx's generated index, search and 404 pages, release notes, the licence
             skip=("genindex.html", "search.html", "py-modindex.html", "404.html")
             + ("changes.html", "license.html", "_static", "_sources"),
+        ),
+        _set(
+            "pylib",
+            package="deb:python3.11-doc=3.11.2-6+deb12u9",
+            folder="usr/share/doc/python3.11/html/library",
+            # 40 of the library reference's ~300 pages: those whose tables state values
+            # (format codes, type codes, attributes, conversions), with their prose
+            only=tuple(f"{page}.html" for page in PYLIB_PAGES),
         ),
     )
 }
