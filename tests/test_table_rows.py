@@ -136,6 +136,16 @@ def test_a_sphinx_html_table_reads_as_rows_though_its_cells_are_paragraphs():
     ]
     # The second table, whose cell holds a heading, stays layout (no "Menu: News …" row).
     assert any(s.text.startswith("## News") for s in sections)
+    # A `<th>` opening each row names the row, not the columns (docutils' field lists as
+    # a table): its cells of paragraphs and lists are read as blocks, as before.
+    fields = (
+        "<html><body><h1>f</h1><table class='docutils field-list'><tr>"
+        "<th>Parameters:</th><td><ul><li>x – the value</li></ul></td></tr><tr>"
+        "<th>Returns:</th><td><p>a thing</p></td></tr></table></body></html>"
+    )
+    (section,) = html_sections(fields)
+    assert "- x – the value" in section.text
+    assert [u for u in units(section.text) if u.kind == "row"] == []
 
 
 def test_a_tables_empty_corner_cell_names_nothing():

@@ -35,9 +35,10 @@ PHRASING = INLINE | {"br", "img"}
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
 # A cell holding one of these is a page's layout, not data: such a table is read as blocks.
 LAYOUT = "address article blockquote div dl form h1 h2 h3 h4 h5 h6 ol p pre section table ul"
-# A table that names its columns (`<th>`) is data, and its cells may hold paragraphs, lists
-# or line blocks: Sphinx writes every cell's text as a `<p>` (strftime()'s directives, a
-# LogRecord's attributes). Only a cell holding a page's structure makes it layout.
+# A table that names its columns (a first row of `<th>`) is data, and its cells may hold
+# paragraphs, lists or line blocks: Sphinx writes every cell's text as a `<p>` (strftime()'s
+# directives, a LogRecord's attributes). Only a cell holding a page's structure makes it
+# layout.
 STRUCTURE = "address article form h1 h2 h3 h4 h5 h6 section table"
 # How deep the walk goes into nested elements; real pages stay far above it.
 MAX_DEPTH = 100
@@ -272,10 +273,18 @@ def _language(pre: Any) -> str:
 
 def _is_data_table(table: Any) -> bool:
     rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
+    if not rows:
+        return False
     cells = [cell for row in rows for cell in row.find_all(["td", "th"], recursive=False)]
-    named = any(cell.name == "th" for cell in cells)
-    layout = (STRUCTURE if named else LAYOUT).split()
-    return bool(rows) and not any(cell.find(layout) for cell in cells)
+    layout = (STRUCTURE if _names_columns(rows[0]) else LAYOUT).split()
+    return not any(cell.find(layout) for cell in cells)
+
+
+def _names_columns(first_row: Any) -> bool:
+    """The first row is a header row: its cells are all `<th>` (a `<th>` opening each row
+    names the row, as docutils' field lists and option lists written as tables do)."""
+    cells = first_row.find_all(["td", "th"], recursive=False)
+    return len(cells) > 1 and all(cell.name == "th" for cell in cells)
 
 
 def _table(table: Any) -> Table:
