@@ -15,6 +15,7 @@ def fake_package(root: Path) -> Path:
         "ingest/chunker.py",
         "ingest/loaders/text.py",
         "embedding/wordpieces.py",
+        "text/sentences.py",
         "llm/extractive.py",
     ):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -32,6 +33,10 @@ def test_the_fingerprint_follows_the_reading_code_only(tmp_path: Path) -> None:
     assert changed != before
     (package / "blocks/new_reader.py").write_text("", encoding="utf-8")
     assert reading_fingerprint(package) != changed
+    added = reading_fingerprint(package)
+    # The chunker and the readers split and write sentences with the text layer.
+    (package / "text/sentences.py").write_text("# sentences changed\n", encoding="utf-8")
+    assert reading_fingerprint(package) != added
 
 
 def test_every_part_of_the_reading_code_exists_in_the_package() -> None:

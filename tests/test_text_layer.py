@@ -176,6 +176,7 @@ def test_a_citation_inside_a_models_list_item_stays_where_it_was_written():
 def test_a_sentence_continuing_after_a_colon_lowers_an_ordinary_word_only():
     assert continuing("Allow a dict.") == "allow a dict."
     assert continuing(" Use it.") == "use it."
+    assert continuing("It's used.") == "it's used."
     for kept in (
         "PEP 695 aliases.",
         "HTTPX is used.",

@@ -15,8 +15,15 @@ import shutil
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent
-# The code whose output is a store's chunk texts and citations.
-READING_CODE = ("blocks", "ingest/chunker.py", "ingest/loaders", "embedding/wordpieces.py")
+# The code whose output is a store's chunk texts and citations (the text layer too: the
+# chunker cuts paragraphs at its sentence ends, the readers write version notes with it).
+READING_CODE = (
+    "blocks",
+    "ingest/chunker.py",
+    "ingest/loaders",
+    "embedding/wordpieces.py",
+    "text",
+)
 FINGERPRINT_FILE = "reading-code.sha256"
 
 

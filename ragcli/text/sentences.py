@@ -65,9 +65,10 @@ def chunk_cuts(text: str) -> list[str]:
     return [s.strip() for s in CHUNK_CUT.split(text) if s.strip()]
 
 
-# A sentence's first word as an ordinary capitalised word ("Allow", not "PEP", "HTTPX",
-# "`Converter`" or "McKinney"): what may be lower-cased when the sentence goes on another.
-ORDINARY_CAPITAL = regex.compile(r"^\s*\p{Lu}\p{Ll}+(?![\w'’-])")
+# A sentence's first word as an ordinary capitalised word ("Allow", "It's", not "PEP",
+# "HTTPX", "`Converter`" or "McKinney"): what may be lower-cased when the sentence goes on
+# another.
+ORDINARY_CAPITAL = regex.compile(r"^\s*\p{Lu}\p{Ll}+(?:['’]\p{Ll}+)?(?![\w'’-])")
 
 
 def continuing(sentence: str) -> str:

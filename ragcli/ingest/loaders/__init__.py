@@ -178,8 +178,8 @@ FORMATS = _formats()
 #   directive not known here with no body, reads as nothing (it read as an empty code
 #   block); a version note's words keep an acronym's case ("Changed in version 26.2:
 #   PEP 695 …", where it read "pEP 695").
-# HTML 7 (and Markdown 17, EPUB 5, e-mail 2, which read HTML the same way): a table that
-#   names its columns (`<th>`) reads as rows though its cells hold paragraphs (Sphinx
+# HTML 7 (and Markdown 17, EPUB 5, e-mail 2, which read HTML the same way): a table whose
+#   first row names its columns (`<th>`) reads as rows though its cells hold paragraphs (Sphinx
 #   writes each cell as a `<p>`: its tables had read as loose paragraphs, a cell each,
 #   `%j` apart from "Day of the year …"); a cell's code spans are kept.
 READINGS = {
