@@ -300,19 +300,17 @@ def _table(table: Any) -> Table:
 
 
 def _cell_text(tag: Any) -> str:
-    """A table cell's text, its code spans kept, through the paragraphs, lists and line
-    blocks a cell may hold (a Sphinx cell is a `<p>`)."""
-    from bs4 import Comment, NavigableString, Tag
+    """A table cell's text as `_inline_children` reads it, but through the paragraphs,
+    lists and line blocks a cell may hold (a Sphinx cell is a `<p>`), so that their code
+    spans are kept where `_part` would take a block's plain text."""
+    from bs4 import Tag
 
-    parts = []
-    for child in tag.children:
-        if isinstance(child, Comment):
-            continue
-        if isinstance(child, NavigableString):
-            parts.append(str(child))
-        elif isinstance(child, Tag):
-            parts.append(_inline(child) if child.name in PHRASING else f" {_cell_text(child)} ")
-    return "".join(parts)
+    return "".join(
+        f" {_cell_text(child)} "
+        if isinstance(child, Tag) and child.name not in PHRASING
+        else _part(child)
+        for child in tag.children
+    )
 
 
 def _admonition_kind(tag: Any) -> str:
