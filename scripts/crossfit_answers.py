@@ -151,7 +151,9 @@ def candidate_model(candidate: str, rows: list[Rows]) -> AnswerModel:
     """The model a candidate names, fitted on `rows`: `shipped` is the bundled model as it
     is, and a file ending in .json a model file as it is (an earlier bundled one, e.g. from
     `git show REV:ragcli/data/answer_choice.json`); a candidate ending in `@kept` keeps the
-    bundled model's selector (only the scorer is fitted)."""
+    bundled model's selector (only the scorer is fitted), and one ending in `~prose` ranks
+    a sentence holding the answer above a code block or output holding it
+    (answer_fit.grades)."""
     if candidate == "shipped":
         return bundled()
     if candidate.endswith(".json"):
@@ -159,11 +161,14 @@ def candidate_model(candidate: str, rows: list[Rows]) -> AnswerModel:
             return AnswerModel.from_dict(json.loads(Path(candidate).read_text(encoding="utf-8")))
         except (OSError, ValueError, KeyError) as error:
             raise SystemExit(f"{candidate}: not a model file ({error})") from None
+    candidate, _, label = candidate.partition("~")
+    prose = label == "prose"
     features, _, selector = candidate.partition("@")
     features = "" if features == "default" else features  # answer_fit.MODEL_FEATURES
     if selector == "kept":
-        return replace(fit(rows, feature_names(features)), selection=bundled().selection)
-    return fit_model(rows, feature_names(features))
+        fitted = fit(rows, feature_names(features), prefer_prose=prose)
+        return replace(fitted, selection=bundled().selection)
+    return fit_model(rows, feature_names(features), prefer_prose=prose)
 
 
 def main() -> int:

@@ -32,6 +32,7 @@ The fit is deterministic: the same rows give the same weights.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from dataclasses import asdict, dataclass
@@ -44,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ragcli.evaluation.answer_fit import (  # noqa: E402
+    DUPLICATE_COSINES,
     MEDIAN_CHARS,
     Rows,
     cross_validated_answers,
@@ -158,6 +160,7 @@ def collect(name: str, paths: list[Path], store: Path, questions: list[Question]
     from ragcli.llm import make_llm
     from ragcli.llm.offline.brought import introduced
     from ragcli.llm.offline.scoring import as_quoted
+    from ragcli.llm.offline.selection import sameness
 
     split = load_split()
     if note := kept_stores.prepare(store, kept_stores.reading_fingerprint()):
@@ -188,6 +191,12 @@ def collect(name: str, paths: list[Path], store: Path, questions: list[Question]
             labels.append(holds(text, question))
             sizes.append(len(text))
             texts.append(text)
+        near = [
+            [i, j, round(value, 4)]
+            for i, j in itertools.combinations(range(len(scored)), 2)
+            if (value := sameness(scored[i].candidate, scored[j].candidate))
+            >= DUPLICATE_COSINES[0]
+        ]
         out.append(
             Rows(
                 name,
@@ -198,6 +207,7 @@ def collect(name: str, paths: list[Path], store: Path, questions: list[Question]
                 [s.relevance for s in scored],
                 sizes,
                 texts,
+                near,
             )
         )
     return out

@@ -836,6 +836,7 @@ def test_a_how_to_answer_that_shows_the_call_with_its_code_stops_sooner(tmp_path
         covered_howto=0.9999,
         covered_fact=0.98,
         covered_shown=0.9997,
+        duplicate_cosine=0.95,
     )
     with measuring(replace(bundled(), selection=stops)):
         answer = generated(backend, HOW_TO_TIMEOUT, [chunk])

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from ragcli.evaluation.answer_fit import (
+    DUPLICATE_COSINES,
     MODEL_FEATURES,
     Rows,
     ablate,
@@ -19,6 +20,7 @@ from ragcli.evaluation.answer_fit import (
     feature_names,
     fit,
     fit_selection,
+    grades,
     scorer_of,
     simulate,
     top1,
@@ -61,6 +63,36 @@ def test_the_fit_weighs_what_tells_the_answer_and_scores_read_as_probabilities()
     scores = [model.score(f) for q in rows for f in q.features]
     assert all(0.0 < s < 1.0 for s in scores)
     assert fit(rows).weights == model.weights  # deterministic
+
+
+def _sentence_and_example_rows(seed: int = 11, questions: int = 60) -> list[Rows]:
+    """Questions with two units holding the answer, a sentence naming it and a code block
+    showing it (as relevant), among units that name other things, a third of them code."""
+    rng = random.Random(seed)
+    out = []
+    for n in range(questions):
+        features, labels = [], []
+        for i in range(6):
+            values = dict.fromkeys(FEATURES, 0.0)
+            values["relevance"] = rng.uniform(0.3, 0.6)
+            values["names_new"] = 1.0 if i < 2 else float(rng.random() < 0.15)
+            values["code_unit"] = 1.0 if i == 1 else float(i > 1 and rng.random() < 0.3)
+            features.append([values[name] for name in FEATURES])
+            labels.append(i < 2)
+        out.append(Rows("synthetic", n % 5, HOWTO, features, labels, [0.5] * 6, [100] * 6))
+    return out
+
+
+def test_preferring_prose_ranks_the_sentence_naming_the_fix_above_the_example():
+    rows = _sentence_and_example_rows()
+    assert grades(rows[0]).tolist() == [1, 1, 0, 0, 0, 0]
+    assert grades(rows[0], prefer_prose=True).tolist() == [2, 1, 0, 0, 0, 0]
+    plain, prose = fit(rows), fit(rows, prefer_prose=True)
+    # Both rank an answering unit first; only the graded fit learns which of the two.
+    assert min(top1(rows, scorer_of(prose))[0], top1(rows, scorer_of(plain))[0]) >= 50
+    assert prose.weights["code_unit"] < 0 < plain.weights["code_unit"]
+    sentence_first = sum(scorer_of(prose)(q)[0] > scorer_of(prose)(q)[1] for q in rows)
+    assert sentence_first == 60
 
 
 def test_a_feature_left_out_weighs_nothing_and_is_not_written():
@@ -107,6 +139,7 @@ def test_the_simulated_selection_keeps_to_the_budget_and_the_stop():
         covered_howto=1.0,
         covered_fact=1.0,
         covered_shown=1.0,
+        duplicate_cosine=1.0,
     )
     long = simulate(rows, scorer_of(model), every, budget=700)
     assert long.held > 0.95 and 400 < long.median_chars <= 700 + 5 * 6
@@ -114,6 +147,69 @@ def test_the_simulated_selection_keeps_to_the_budget_and_the_stop():
     assert short.median_chars < 300
     chosen = fit_selection(rows, scorer_of(model), median_chars={"instruction": 350})
     assert simulate(rows, scorer_of(model), chosen).medians["instruction"] <= 350
+
+
+def _repeating_rows(questions: int = 40) -> list[Rows]:
+    """Questions whose two best units say the same thing (0.96 alike) and do not answer,
+    and whose answering unit comes third: a 300-character budget holds two of the three."""
+    out = []
+    for n in range(questions):
+        features = []
+        for relevance, names in ((0.9, 0.0), (0.85, 0.0), (0.5, 1.0)):
+            values = dict.fromkeys(FEATURES, 0.0)
+            values.update(relevance=relevance, names_new=names)
+            features.append([values[name] for name in FEATURES])
+        out.append(
+            Rows(
+                "synthetic",
+                n % 5,
+                HOWTO,
+                features,
+                [False, False, True],
+                [0.5] * 3,
+                [140] * 3,
+                near=[[0, 1, 0.96]],
+            )
+        )
+    return out
+
+
+def test_a_unit_saying_what_a_chosen_one_says_is_left_out_as_far_as_fitted():
+    rows = _repeating_rows()
+    ranked = AnswerModel({"relevance": 4.0, "names_new": 1.0}, -3.0, bundled().selection)
+    loose = SelectionParameters(0.0, 0.0, 1.0, 1.0, 1.0, duplicate_cosine=1.0)
+    # Only the same words are the same: both repeating units fill the budget.
+    assert simulate(rows, scorer_of(ranked), loose, budget=300).held == 0.0
+    # At 0.95 the second says what the first says: the answering unit takes its place.
+    paraphrase = replace(loose, duplicate_cosine=0.95)
+    assert simulate(rows, scorer_of(ranked), paraphrase, budget=300).held == 1.0
+    fitted = fit_selection(rows, scorer_of(ranked), median_chars={"instruction": 700})
+    assert fitted.duplicate_cosine in DUPLICATE_COSINES and fitted.duplicate_cosine < 0.96
+
+
+def test_the_model_file_holds_the_redundancy_and_an_earlier_file_reads_as_it_quoted():
+    written = bundled().to_dict("about")
+    assert 0.8 <= written["selection"]["duplicate_cosine"] <= 1.0
+    del written["selection"]["duplicate_cosine"]  # a file from before it was fitted
+    assert AnswerModel.from_dict(written).selection.duplicate_cosine == 0.92
+
+
+def test_the_selector_judges_two_units_the_same_by_the_fitted_redundancy():
+    from ragcli.llm.offline.candidates import Candidate
+    from ragcli.llm.offline.selection import same
+
+    def unit(text: str, cosine: float, kind: str = "sentence") -> Candidate:
+        vector = np.array([cosine, (1 - cosine**2) ** 0.5])
+        return Candidate(text, 1, 0, vector, kind=kind)  # type: ignore[arg-type]
+
+    first = unit("Set `follow_redirects=False` on the client.", 1.0)
+    threshold = bundled().selection.duplicate_cosine
+    assert same(first, unit("Pass follow_redirects=False to the client.", threshold + 0.01))
+    assert not same(first, unit("Redirects are followed by default.", threshold - 0.05))
+    assert same(first, unit("set `follow_redirects=False`  on the client", 0.5))  # same words
+    # Rows of one table embed alike whatever their values: only the same words are the same.
+    row = unit("Code: 429; Phrase: Too Many Requests", 1.0, "row")
+    assert not same(row, unit("Code: 404; Phrase: Not Found", 0.999, "row"))
 
 
 def test_new_name_features_tell_the_setting_asked_for_from_a_list_of_others():
@@ -145,7 +241,7 @@ def test_a_rule_is_switched_off_only_inside_its_block():
     assert rules.on("section_example")
     with rules.switched_off("section_example", "titled"):
         assert not rules.on("section_example") and not rules.on("titled")
-        assert rules.on("duplicates")
+        assert rules.on("clauses")
     assert rules.on("section_example") and rules.on("titled")
     with pytest.raises(KeyError):
         rules.on("no_such_rule")

@@ -32,6 +32,9 @@ KEEP_SHARES = (0.3, 0.4, 0.5, 0.55, 0.6, 0.7, 0.8)
 COVERED_HOWTO = (0.99, 0.999, 0.9997, 0.9999, 0.99999)
 COVERED_FACT = (0.9, 0.95, 0.98, 0.99, 0.995, 0.999)
 COVERED_SHOWN = (0.99, 0.999, 0.9997, 0.9999)
+# Two units closer than this say the same (the selector's redundancy): from paraphrases to
+# only the same words (selection.sameness). The rows keep each pair from the first up.
+DUPLICATE_COSINES = (0.85, 0.88, 0.9, 0.92, 0.95, 0.98, 1.0)
 # A scorer fitted alone quotes with the grid's loosest stops, until fit_selection chooses.
 UNFITTED = SelectionParameters(
     keep_share_howto=KEEP_SHARES[0],
@@ -39,6 +42,7 @@ UNFITTED = SelectionParameters(
     covered_howto=COVERED_HOWTO[-1],
     covered_fact=COVERED_FACT[-1],
     covered_shown=COVERED_SHOWN[-1],
+    duplicate_cosine=DUPLICATE_COSINES[-1],
 )
 # The selector is fitted for the most answers whose median length (as the rows measure it)
 # stays within this, for how-to questions and for the others: the lengths issue 67 asks of
@@ -63,6 +67,16 @@ class Rows:
     relevance: list[float]
     sizes: list[int]  # characters as quoted, with what a lead-in brings
     texts: list[str] = field(default_factory=list)  # as quoted
+    # [i, j, sameness] of the units at least DUPLICATE_COSINES[0] alike (i < j)
+    near: list[list[float]] = field(default_factory=list)
+
+    def alike(self) -> dict[int, dict[int, float]]:
+        """Each unit's sameness to the units near it, both ways."""
+        out: dict[int, dict[int, float]] = {}
+        for i, j, value in self.near:
+            out.setdefault(int(i), {})[int(j)] = value
+            out.setdefault(int(j), {})[int(i)] = value
+        return out
 
     def matrix(self) -> np.ndarray:
         return np.array(self.features, dtype=float).reshape(len(self.labels), len(FEATURES))
@@ -113,22 +127,42 @@ def feature_names(given: str | None) -> list[str]:
     return names
 
 
-def fit(rows: Sequence[Rows], features: Sequence[str] = FEATURES, c: float = 1.0) -> AnswerModel:
-    """A pairwise ranking fit over `features` (each answering unit against each other unit
-    of the same question: what decides which unit is quoted first), then its bias and
-    scale from a logistic fit of the labels on the ranking score, so the score reads as a
-    probability. Features not in `features` weigh 0."""
+def grades(q: Rows, prefer_prose: bool = False) -> np.ndarray:
+    """What the ranking fit orders a question's units by: 1 for a unit holding the answer, 0
+    for the others. With `prefer_prose`, a code block or a run's output holding it grades
+    1 and any other unit holding it (a sentence, an item, a lead-in quoted with its code)
+    2: the sentence that names the fix comes before the example that shows it."""
+    labels = np.array(q.labels, dtype=float)
+    if not prefer_prose:
+        return labels
+    x = q.matrix()
+    shown = (x[:, FEATURES.index("code_unit")] + x[:, FEATURES.index("output_unit")]) > 0
+    return labels * np.where(shown, 1.0, 2.0)
+
+
+def fit(
+    rows: Sequence[Rows],
+    features: Sequence[str] = FEATURES,
+    c: float = 1.0,
+    prefer_prose: bool = False,
+) -> AnswerModel:
+    """A pairwise ranking fit over `features` (each unit against each unit of the same
+    question graded lower: what decides which unit is quoted first; `grades`), then its
+    bias and scale from a logistic fit of the labels on the ranking score, so the score
+    reads as a probability. Features not in `features` weigh 0."""
     from sklearn.linear_model import LogisticRegression
 
     keep = [FEATURES.index(name) for name in features]
     pairs = []
     for q in rows:
         x = q.matrix()[:, keep]
-        labels = np.array(q.labels, dtype=bool)
-        good, bad = x[labels], x[~labels]
-        if len(good) and len(bad):
-            differences = (good[:, None, :] - bad[None, :, :]).reshape(-1, len(keep))
-            pairs.append(differences)
+        graded = grades(q, prefer_prose)
+        levels = sorted(set(graded.tolist()))
+        for higher in levels[1:]:
+            good, bad = x[graded == higher], x[graded < higher]
+            if len(good) and len(bad):
+                differences = (good[:, None, :] - bad[None, :, :]).reshape(-1, len(keep))
+                pairs.append(differences)
     if not pairs:
         raise ValueError("no question has both an answering and another unit")
     positive = np.concatenate(pairs)
@@ -201,8 +235,8 @@ def simulate(
 ) -> Simulated:
     """The selection ragcli/llm/offline/selection.py makes, on the rows: best first, while
     a unit scores at least keep_share of the best and the chance that none answers is
-    above the stop, within the budget. (It leaves out the section's example, antecedents
-    and duplicates, which the rows do not hold.)"""
+    above the stop, within the budget, leaving out a unit that says what a chosen one says.
+    (It leaves out the section's example and antecedents, which the rows do not hold.)"""
     held, lengths = 0, []
     by_kind: dict[str, list[int]] = {"instruction": [], "other": []}
     lead_in = FEATURES.index("lead_in")
@@ -213,11 +247,16 @@ def simulate(
         stop = parameters.covered(kind)
         cutoff = p[order[0]] * parameters.keep_share(kind) if len(order) else 0.0
         missed, length, hit = 1.0, 0, False
+        alike, chosen = q.alike(), list[int]()
         for i in order:
             if p[i] < cutoff or 1.0 - missed >= stop:
                 break
+            near = alike.get(int(i), {})
+            if any(near.get(c, 0.0) > parameters.duplicate_cosine for c in chosen):
+                continue  # says what a chosen unit says
             if length and length + q.sizes[i] > budget:
                 continue
+            chosen.append(int(i))
             length += q.sizes[i] + PER_UNIT_CHARS
             hit = hit or q.labels[i]
             missed *= 1.0 - float(p[i])
@@ -238,8 +277,9 @@ def fit_selection(
 ) -> SelectionParameters:
     """The grid's parameters holding the most answers within `median_chars` (per kind of
     question; MEDIAN_CHARS by default); of equal ones, the shortest answers. How-to
-    questions and the others have parameters of their own, so each is chosen on its own
-    questions."""
+    questions and the others have stops of their own, so each is chosen on its own
+    questions, for each redundancy of DUPLICATE_COSINES; the redundancy is chosen on all of
+    them."""
     limits = MEDIAN_CHARS if median_chars is None else median_chars
     # The scores do not depend on the parameters: compute them once.
     cached = {id(q): scorer(q) for q in rows}
@@ -259,13 +299,34 @@ def fit_selection(
         replace(default, keep_share_fact=k, covered_fact=c)
         for k, c in itertools.product(KEEP_SHARES, COVERED_FACT)
     ]
-    best_howto = _best(howto, memo, howto_grid, limits.get("instruction"))
-    best_fact = _best(others, memo, fact_grid, limits.get("other"))
-    return replace(
-        best_howto,
-        keep_share_fact=best_fact.keep_share_fact,
-        covered_fact=best_fact.covered_fact,
-    )
+    fitted = []
+    for duplicate in DUPLICATE_COSINES:
+        best_howto = _best(
+            howto,
+            memo,
+            [replace(p, duplicate_cosine=duplicate) for p in howto_grid],
+            limits.get("instruction"),
+        )
+        best_fact = _best(
+            others,
+            memo,
+            [replace(p, duplicate_cosine=duplicate) for p in fact_grid],
+            limits.get("other"),
+        )
+        parameters = replace(
+            best_howto,
+            keep_share_fact=best_fact.keep_share_fact,
+            covered_fact=best_fact.covered_fact,
+        )
+        found = simulate(rows, memo, parameters)
+        within = all(
+            limits.get(kind) is None or median <= limits[kind]
+            for kind, median in found.medians.items()
+        )
+        fitted.append((within, found.held, -found.median_chars, duplicate, parameters))
+    # Within the lengths, the most answers, then the shortest; of equal ones, the highest
+    # sameness (it leaves out the least).
+    return max(fitted, key=lambda f: f[:4])[4]
 
 
 def _best(
@@ -282,9 +343,11 @@ def _best(
     return max(within, key=lambda pr: (pr[1].held, -pr[1].median_chars))[0]
 
 
-def fit_model(rows: Sequence[Rows], features: Sequence[str] = FEATURES) -> AnswerModel:
+def fit_model(
+    rows: Sequence[Rows], features: Sequence[str] = FEATURES, prefer_prose: bool = False
+) -> AnswerModel:
     """The scorer fitted on `rows`, with the selector fitted for it."""
-    model = fit(rows, features)
+    model = fit(rows, features, prefer_prose=prefer_prose)
     return replace(model, selection=fit_selection(rows, scorer_of(model)))
 
 

@@ -23,9 +23,9 @@ from ragcli.llm.decompose import decompose as decompose_question
 from ragcli.llm.followup import make_standalone
 from ragcli.llm.offline import scoring, selection
 from ragcli.llm.offline.evidence import Evidence
+from ragcli.llm.offline.model import bundled
 from ragcli.llm.offline.rendering import NO_ANSWER, quoted_answer
 from ragcli.llm.offline.scoring import ScoredSentence
-from ragcli.llm.offline.selection import DUPLICATE_COSINE
 from ragcli.llm.text import WORD, normalise
 from ragcli.models import (
     ChunkGrade,
@@ -201,6 +201,8 @@ class ExtractiveBackend:
             if c.chunk_id in numbering
         }
         said: list[np.ndarray] = []
+        # A quote closer than this to one said already says the same (the selector's, fitted).
+        same_above = bundled().selection.duplicate_cosine
         said_text: set[str] = set()
         parts: list[AnswerPart] = []
         for sub in sub_answers:
@@ -216,7 +218,7 @@ class ExtractiveBackend:
                 quotes, texts, self.evidence.vectors(texts), strict=False
             ):
                 repeated = normalise(text) in said_text or any(
-                    float(vector @ v) > DUPLICATE_COSINE for v in said
+                    float(vector @ v) > same_above for v in said
                 )
                 if repeated:
                     continue

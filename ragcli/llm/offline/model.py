@@ -26,6 +26,9 @@ from ragcli.llm.offline.questions import QuestionKind
 
 # The score's logit is clipped here: exp() of a larger one overflows.
 Z_LIMIT = 60.0
+# A model file written before the selector's redundancy was fitted left out units closer
+# than this (the hand rule it replaced): such a file still reads as it quoted.
+EARLIER_DUPLICATE_COSINE = 0.92
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,9 @@ class SelectionParameters:
                      score are left out (how-to questions, the others);
     - covered_howto, covered_fact: the answer stops once the chance that none of its units
                      answers falls below 1 - this;
-    - covered_shown: the same, once a how-to answer shows the code a sentence introduces.
+    - covered_shown: the same, once a how-to answer shows the code a sentence introduces;
+    - duplicate_cosine: a unit whose embedding is closer than this to a quoted one's says
+                     what it says, and is left out (1 or more: only the same text).
     """
 
     keep_share_howto: float
@@ -44,6 +49,7 @@ class SelectionParameters:
     covered_howto: float
     covered_fact: float
     covered_shown: float
+    duplicate_cosine: float
 
     def keep_share(self, kind: QuestionKind) -> float:
         return self.keep_share_howto if kind == "instruction" else self.keep_share_fact
@@ -64,7 +70,8 @@ class AnswerModel:
         weights = {str(k): float(v) for k, v in raw["weights"].items()}
         if unknown := set(weights) - set(FEATURES):
             raise ValueError(f"answer_choice.json: unknown features {sorted(unknown)}")
-        return cls(weights, float(raw["bias"]), SelectionParameters(**raw["selection"]))
+        selection = {"duplicate_cosine": EARLIER_DUPLICATE_COSINE, **raw["selection"]}
+        return cls(weights, float(raw["bias"]), SelectionParameters(**selection))
 
     def to_dict(self, about: str) -> dict:
         return {

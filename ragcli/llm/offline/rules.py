@@ -28,7 +28,6 @@ RULES: dict[str, str] = {
     "cut_off_code": "a unit is quoted with the code its chunk cut into the next chunk",
     "named_rows": "when the question names table rows, the other rows are left out",
     "clauses": "before declining, the best sentences are read clause by clause",
-    "duplicates": "a unit that says what a quoted one says (cosine > 0.92) is left out",
 }
 
 _switched_off: set[str] = set()

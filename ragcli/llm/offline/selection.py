@@ -24,13 +24,13 @@ from ragcli.llm.segment import units
 from ragcli.llm.text import WORD, normalise
 from ragcli.models import RetrievedChunk
 
-# Two sentences this similar say the same thing; quoting both adds nothing.
-DUPLICATE_COSINE = 0.92
 # When to stop (the share of the best score a unit must reach, and how sure the answer must
 # be that it holds the answer) is fitted with the scorer: ragcli/llm/offline/model.py.
 # Relevance of the sentence, of the one before it, of its heading and (how-to) of the ones
 # after it: one must reach llm.answer_min_relevance for the sentence to be quoted.
 BEARING = ("relevance", "context", "section", "explained")
+# sameness() of two units of the same words: above every cosine.
+SAME_WORDS = 2.0
 FENCE = re.compile(r"^\s*(?:```|~~~)")
 # A sentence that refers back to the one before it ("This interface is required for …"
 # after "… inspect the `response.num_bytes_downloaded` property."). Quoted alone, it leaves
@@ -58,12 +58,20 @@ class Selection:
     example: Candidate | None
 
 
-def same(one: Candidate, other: Candidate) -> bool:
-    """Two units saying the same thing. Rows of a table embed alike whatever their values,
-    so two rows are the same only when their words are."""
+def sameness(one: Candidate, other: Candidate) -> float:
+    """How alike two units are: 2 for the same words, otherwise their embeddings' cosine;
+    0 for two table rows of different words (rows embed alike whatever their values)."""
+    if normalise(one.text) == normalise(other.text):
+        return SAME_WORDS
     if one.kind == other.kind == "row":
-        return normalise(one.text) == normalise(other.text)
-    return float(one.vector @ other.vector) > DUPLICATE_COSINE
+        return 0.0
+    return float(one.vector @ other.vector)
+
+
+def same(one: Candidate, other: Candidate) -> bool:
+    """Two units saying the same thing, as the fitted model's duplicate_cosine has it:
+    quoting both adds nothing."""
+    return sameness(one, other) > bundled().selection.duplicate_cosine
 
 
 def select(
@@ -111,7 +119,7 @@ def select(
             example.position,
         ):
             continue  # the example, already in
-        if rules.on("duplicates") and any(same(candidate, c) for c in chosen if c is not example):
+        if any(same(candidate, c) for c in chosen if c is not example):
             continue
         size = len(as_quoted(candidate)) + 5
         brought = candidate.text if candidate.kind == "code" else ""
