@@ -256,25 +256,6 @@ def test_a_how_to_answer_names_what_a_heading_names(tmp_path):
     assert "`is_eager=True`" in generated(backend, question, chunks)
 
 
-def test_sentences_naming_a_heading_name_are_scored_beyond_the_sixteen(tmp_path):
-    """The sentence that says how to use `Box<T>` shares no word with the question, so
-    sixteen others cover more of its terms; it is scored because a heading names `Box<T>`."""
-    from ragcli.llm.offline.candidates import SCORED_SENTENCES
-
-    filler = " ".join(
-        f"Values on the stack of frame {n} are copied when the heap is not used at all."
-        for n in range(SCORED_SENTENCES + 4)
-    )
-    answer = "Wrap the data in `Box<T>` and only the pointer stays in the frame."
-    chunks = [
-        _chunk(1, "Memory", filler),
-        _chunk(2, "Memory > Using `Box<T>`", f"## Using `Box<T>`\n\n{answer}"),
-    ]
-    backend = offline_backend(tmp_path)
-    scored = backend.scored_sentences("How do I put a value on the heap, not the stack?", chunks)
-    assert answer in [s.candidate.text for s in scored]
-
-
 def test_a_sentence_under_a_heading_naming_the_fix_is_quoted_after_it(tmp_path):
     """ "… there's a shortcut for it:" leads to an included file the answer cannot show;
     only its heading names the shortcut, so the answer quotes the heading before it."""
@@ -365,9 +346,9 @@ def test_a_lead_in_to_a_runs_output_does_not_count_as_bringing_code(tmp_path):
 
 
 def test_a_diagram_is_neither_brought_by_a_lead_in_nor_quoted(tmp_path):
-    """A mermaid chart's source draws a picture: neither it nor the lead-in to it ("we
-    could delete the team `Wakaland`:", which says nothing without it) is quoted, and the
-    answer does not spend its length on the chart."""
+    """A mermaid chart's source draws a picture: it is neither quoted nor brought by the
+    lead-in to it ("we could delete the team `Wakaland`:"), and the answer does not spend
+    its length on the chart."""
     backend = offline_backend(tmp_path)
     chart = 'flowchart TB\n    subgraph wakaland["Wakaland"]\n        b("Black Lion")\n    end'
     content = (
@@ -380,7 +361,9 @@ def test_a_diagram_is_neither_brought_by_a_lead_in_nor_quoted(tmp_path):
     chunks = [_chunk(1, "Relationships > Delete a team with its heroes", content)]
     question = "When a team is deleted, how do I get its heroes deleted automatically?"
     scored = backend.scored_sentences(question, chunks)
-    assert not [s for s in scored if "Wakaland" in s.candidate.text or "```" in s.candidate.text]
+    assert not [s for s in scored if "```" in s.candidate.text]
+    wakaland = next(s for s in scored if "Wakaland" in s.candidate.text)
+    assert wakaland.features.lead_in == 0.0  # it brings nothing
     answer = generated(backend, question, chunks)
     assert "cascade_delete=True" in answer
     assert "flowchart" not in answer and "```mermaid" not in answer

@@ -6,10 +6,8 @@ problem in its own words, so the sentence that names the fix shares few words wi
 names come from the retrieved chunks' headings (the paths they sit under and the headings
 in their text): the code spans they hold, and the identifiers they write in words ("##
 Event Hooks" for the `event_hooks=` the code writes, "Test Client" for `app.test_client()`).
-They are used three ways (ragcli/llm/offline/scoring.py):
+They are used two ways (ragcli/llm/offline/scoring.py):
 - a sentence naming one scores higher (the `names_heading` answer feature, llm/offline/features.py);
-- up to NAMING_SENTENCES sentences naming one are scored beyond those covering most of
-  the question's terms (`naming_sentences`);
 - the first sentence under a heading that names one, when the sentence does not, is
   quoted after its heading (`titled`; llm/subject.py's `with_title`).
 """
@@ -24,8 +22,6 @@ from ragcli.llm.segment import Unit, units
 from ragcli.llm.subject import CODE_SPAN, heading_name
 from ragcli.models import RetrievedChunk
 
-# At most this many sentences are scored for naming a heading's name.
-NAMING_SENTENCES = 6
 # A heading names an identifier in words when this many of its words, joined (snake_case
 # or CamelCase), are a name the retrieved code writes. One word alone ("Abort", "Example")
 # is as often a plain word: counted too, it lost names on four of the eight documentation
@@ -77,19 +73,6 @@ def _named_in_words(titles: list[str], written: frozenset[str]) -> frozenset[str
                 joined = words[start : start + count]
                 named |= {"_".join(joined), "".join(joined)} & written
     return frozenset(named)
-
-
-def naming_sentences(
-    query: str, texts: list[str], coverage: list[float], names: frozenset[str]
-) -> set[int]:
-    """The indexes in `texts` of the NAMING_SENTENCES (most covering first, then earliest)
-    that name one of `names`: the sentence that says how to use `Box<T>` shares no word
-    with "how do I put a value on the heap?", but its section is named so."""
-    if not names:
-        return set()
-    naming = [i for i, text in enumerate(texts) if code_names(query, text) & names]
-    naming.sort(key=lambda i: (-coverage[i], i))
-    return set(naming[:NAMING_SENTENCES])
 
 
 def titled(query: str, sentence: str, section: str, names: frozenset[str]) -> bool:

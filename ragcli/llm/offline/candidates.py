@@ -17,7 +17,6 @@ from ragcli.llm.offline.code_blocks import (
     does_what_is_asked,
     is_reference,
     language,
-    next_language,
     starts_mid_listing,
 )
 from ragcli.llm.offline.evidence import Evidence
@@ -26,7 +25,6 @@ from ragcli.llm.segment import UnitKind, units
 from ragcli.llm.table_rows import named_rows
 from ragcli.llm.text import WORD
 from ragcli.models import RetrievedChunk, heading_line
-from ragcli.text.lead_ins import LEAD_IN_END
 
 # A documentation site's template tag on a line of its own: `{% include "x.md" %}`,
 # `{{ snippet }}`. The reader of an answer cannot use it. (Include directives are include
@@ -114,12 +112,6 @@ def found_units(chunks: list[RetrievedChunk], query: str = "") -> list[Found]:
                 and not does_what_is_asked(sentence, query)
             ):
                 continue
-            if (
-                rules.on("diagram_lead_ins")
-                and LEAD_IN_END.search(sentence)
-                and next_language(chunk_units, position) in DIAGRAM_LANGUAGES
-            ):
-                continue  # it leads in to a picture the answer does not show
             found.append(Found(sentence, number, position, section, unit.kind, first))
     return found
 

@@ -3,9 +3,10 @@
 Each is a filter or a step the fitted scorer cannot express (which units exist to be
 scored, what is quoted with a unit). scripts/ablate_rules.py switches each off in turn and
 measures the answers on the train folds; docs/dev-log/offline-backend.md keeps each
-rule's figure. Every one measured inside the noise there, but the train questions do not
-exercise most of them: naming_sentences, which changed no train answer's outcome, lost two
-test answers when removed. Nothing but that script switches a rule off.
+rule's figure. Every one measures inside the folds' noise; each that remains, switched off,
+moves more train answers the wrong way than the right way on one measure (names, flaws or
+Rhine's gold answers). Rules that moved no train answer's outcome were removed. Nothing
+but that script switches a rule off.
 """
 
 from __future__ import annotations
@@ -16,10 +17,8 @@ from contextlib import contextmanager
 RULES: dict[str, str] = {
     "transcripts": "how-to: a terminal transcript is no candidate unless its command does "
     "what the question asks",
-    "diagram_lead_ins": "a sentence leading in to a diagram's source is no candidate",
     "naming_followers": "how-to: the sentences after the most covering ones are scored too "
     "when they name something",
-    "naming_sentences": "how-to: sentences naming what a retrieved heading names are scored",
     "titled": "how-to: a section's first sentence is quoted after its heading when the "
     "heading names the solution and the sentence does not",
     "section_example": "how-to: the best unit's section's code example is quoted with it",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragcli.llm.heading_names import heading_names, naming_sentences, titled
+from ragcli.llm.heading_names import heading_names, titled
 from ragcli.llm.offline import rules
 from ragcli.llm.offline.brought import introduced, shows_not_writes
 from ragcli.llm.offline.candidates import (
@@ -86,11 +86,6 @@ def scored_sentences(
             else set()
         )
         | named
-        | (
-            naming_sentences(query, [f.text for f in found], coverage, names)
-            if rules.on("naming_sentences")
-            else set()
-        )
     )
     candidates = embedded(evidence, [found[i] for i in kept])
     for candidate in candidates:
