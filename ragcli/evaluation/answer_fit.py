@@ -247,7 +247,8 @@ def simulate(
         stop = parameters.covered(kind)
         cutoff = p[order[0]] * parameters.keep_share(kind) if len(order) else 0.0
         missed, length, hit = 1.0, 0, False
-        alike, chosen = q.alike(), list[int]()
+        alike = q.alike()
+        chosen: list[int] = []
         for i in order:
             if p[i] < cutoff or 1.0 - missed >= stop:
                 break
