@@ -69,9 +69,10 @@ def test_question_kinds(question, kind):
 def test_the_fitted_weights_reward_what_answers():
     """The shipped fit (scripts/fit_answers.py) values relevance, and on top of it what the
     question asks for, new content, a lead-in that brings its list or code, and for a how-to
-    question a name it does not hold, above all one a heading names."""
+    question a name it does not hold whose words mean what is asked, above all one a heading
+    names."""
     weights = bundled().weights
-    rewarded = ("relevance", "section", "novelty", "asked_for", "lead_in", "names_new")
+    rewarded = ("relevance", "section", "novelty", "asked_for", "lead_in", "name_meaning")
     assert all(weights[name] > 0 for name in (*rewarded, "names_heading", "names_call"))
 
 
@@ -828,3 +829,37 @@ def test_a_how_to_answer_that_shows_the_call_with_its_code_stops_sooner(tmp_path
     assert ("The default is five seconds" in answer) == (shown == "no code"), answer
     if shown != "no code":  # the sentence after the code's citation is a paragraph of its own
         assert "```\n[1]\n\nA timeout applies to each step" in answer, answer
+
+
+def test_a_how_to_answer_prefers_the_name_that_means_what_is_asked(tmp_path):
+    """Two sentences alike but for the setting they name, neither named by the question,
+    which paraphrases one of them ("leave out … default" for `omitIfDefault`). That name's
+    words score `name_meaning` above the other's, and the answer quotes it first."""
+    text = (
+        "## Converter options\n\n"
+        "To change which fields of a value a converter serializes, set its option "
+        "`forbidExtraKeys`.\n\n"
+        "To change which fields of a value a converter serializes, set its option "
+        "`omitIfDefault`."
+    )
+    chunks = [_chunk(1, "Converters > Converter options", text)]
+    backend = offline_backend(tmp_path)
+    question = "How do I leave out fields that still hold their default value when I serialize?"
+    scored = {"omitIf" in s.candidate.text: s for s in backend.scored_sentences(question, chunks)}
+    meant, other = scored[True], scored[False]
+    assert meant.features.name_meaning > other.features.name_meaning + 0.1
+    assert bundled().score(meant.features) > bundled().score(other.features)
+    answer = generated(backend, question, chunks)
+    assert answer.startswith(
+        "To change which fields of a value a converter serializes, set its option `omitIfDefault`."
+    )
+    why = "Why do fields that hold their default value get left out when I serialize?"
+    assert all(s.features.name_meaning == 0.0 for s in backend.scored_sentences(why, chunks))
+
+
+def test_the_words_of_a_new_name_are_its_phrase():
+    from ragcli.llm.offline.features import name_phrases
+
+    question = "How do I handle routes that are not found?"
+    text = "Call `setNotFoundHandler()` or pass `--no-color`; `handle_route` is older."
+    assert name_phrases(question, text) == ["set not found handler", "no color"]

@@ -111,10 +111,11 @@ def test_the_support_list_shows_the_carried_heading_without_markup(ask_result):
 
 def test_the_solution_comes_before_the_problem(ask):
     """Both the section that describes plain-HTTP requests and the one whose middleware
-    refuses them bear on the question; the answer opens with the one naming the fix."""
+    refuses them bear on the question; the answer opens with the one naming the fix, says
+    what it does, and shows it added."""
     answer = ask("How can I make sure clients never reach my app over plain HTTP?")
     assert "HTTPSRedirectMiddleware" in first_sentence(answer)
-    assert "redirected to the secure scheme" in answer
+    assert "every incoming request uses `https`" in answer
     assert "app.add_middleware(HTTPSRedirectMiddleware)" in answer
     problem = answer.find("Browsers and API clients")
     assert problem == -1 or problem > answer.index("HTTPSRedirectMiddleware")

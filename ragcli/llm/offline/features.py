@@ -60,6 +60,10 @@ class AnswerFeatures:
     - name_of_question: how-to: of the new names it writes, the largest share of one
                    name's words the question holds (`allow_redirects` for "stop following
                    redirects": 1/2): the setting asked for, not a neighbour of it;
+    - name_meaning: how-to: of the new names it writes, the best cosine between the
+                   question and a name's words (`setNotFoundHandler` as "set not found
+                   handler" for "routes that do not exist"): the same test by meaning, for
+                   a question that paraphrases the name;
     - value_stated: not how-to: a value (a number, a code span, True/False/None) within
                    VALUE_WINDOW words of one of the question's terms: the sentence that
                    states the value rather than one around it;
@@ -81,6 +85,7 @@ class AnswerFeatures:
     name_first: float
     other_names: float
     name_of_question: float
+    name_meaning: float
     value_stated: float
     code_unit: float
     output_unit: float
@@ -108,6 +113,7 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
         "name_first",
         "other_names",
         "name_of_question",
+        "name_meaning",
     ),
 }
 # A value this many words from a question's term is stated about it (the window of a clause).
@@ -132,6 +138,7 @@ class UnitContext:
     quoted: str  # as the answer quotes it (with a heading it carries)
     brings: str  # the list or code it introduces
     heading_names: frozenset[str]
+    name_meaning: float = 0.0  # how-to: the best cosine of the question and a new name's words
 
 
 def answer_features(
@@ -166,6 +173,7 @@ def answer_features(
             (sum(p in asked for p in parts) / len(parts) for _, parts in named if parts),
             default=0.0,
         ),
+        name_meaning=unit.name_meaning if howto else 0.0,
         value_stated=float(not howto and value_near_term(question, quoted)),
         code_unit=float(howto and unit.kind == "code" and not output),
         output_unit=float(howto and output),
@@ -186,6 +194,21 @@ def new_name_spans(question: str, text: str) -> list[tuple[int, list[str]]]:
         if any(is_new_part(part, asked) for part in parts):
             found.append((match.start(), parts))
     return found
+
+
+def name_phrases(question: str, text: str) -> list[str]:
+    """The words of each identifier in `text` with a word the question does not hold, as a
+    phrase to embed: `setNotFoundHandler` → "set not found handler"."""
+    asked = set(stems(question))
+    phrases = []
+    for match in IDENTIFIER.finditer(text):
+        name = match.group().strip().strip("`").strip()
+        if name.startswith("```"):
+            continue
+        words = [p.lower() for p in IDENTIFIER_PART.findall(name)]
+        if any(is_new_part(part, asked) for part in stems(" ".join(words))):
+            phrases.append(" ".join(words))
+    return phrases
 
 
 def value_near_term(question: str, text: str) -> bool:

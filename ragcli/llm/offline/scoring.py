@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ragcli.llm.heading_names import heading_names, titled
 from ragcli.llm.offline import rules
 from ragcli.llm.offline.brought import introduced, shows_not_writes
@@ -18,7 +20,12 @@ from ragcli.llm.offline.candidates import (
     naming_followers,
 )
 from ragcli.llm.offline.evidence import Evidence
-from ragcli.llm.offline.features import AnswerFeatures, UnitContext, answer_features
+from ragcli.llm.offline.features import (
+    AnswerFeatures,
+    UnitContext,
+    answer_features,
+    name_phrases,
+)
 from ragcli.llm.offline.model import bundled
 from ragcli.llm.offline.questions import question_kind
 from ragcli.llm.subject import with_heading, with_title
@@ -110,6 +117,17 @@ def scored_sentences(
         )
         for h in headings
     }
+    brought = [
+        introduced(chunks[c.chunk_number - 1].content, c.position)[0]
+        if LEAD_IN_END.search(c.text)
+        else ""
+        for c in candidates
+    ]
+    meanings = (
+        name_meanings(evidence, query_vector, query, candidates, brought)
+        if howto
+        else [0.0] * len(candidates)
+    )
     scored = []
     for i, (candidate, relevance) in enumerate(zip(candidates, relevances, strict=True)):
         before = candidates[i - 1] if i else None
@@ -121,9 +139,7 @@ def scored_sentences(
         )
         is_named = kept[i] in named
         content = chunks[candidate.chunk_number - 1].content
-        brings = (
-            introduced(content, candidate.position)[0] if LEAD_IN_END.search(candidate.text) else ""
-        )
+        brings = brought[i]
         introduces = bool(brings) and not shows_not_writes(
             content, candidate.position, candidate.text, query
         )
@@ -153,6 +169,7 @@ def scored_sentences(
             quoted=as_quoted(candidate),
             brings=brings,
             heading_names=names,
+            name_meaning=meanings[i],
         )
         features = answer_features(query, kind, candidate.text, unit)
         scored.append(
@@ -160,3 +177,24 @@ def scored_sentences(
         )
     scored.sort(key=lambda s: -s.score)
     return scored
+
+
+def name_meanings(
+    evidence: Evidence,
+    query_vector: np.ndarray,
+    query: str,
+    candidates: list[Candidate],
+    brought: list[str],
+) -> list[float]:
+    """For each candidate, the best cosine between the question and the words of a name it
+    writes (as quoted, with what it introduces) that the question does not hold; 0 for
+    none. Each name is embedded once, and kept for the backend's lifetime."""
+    phrases = [
+        name_phrases(query, f"{as_quoted(c)}\n{brings}")
+        for c, brings in zip(candidates, brought, strict=True)
+    ]
+    unique = sorted({p for own in phrases for p in own})
+    if not unique:
+        return [0.0] * len(candidates)
+    cosine = dict(zip(unique, (evidence.vectors(unique) @ query_vector).tolist(), strict=True))
+    return [max((cosine[p] for p in own), default=0.0) for own in phrases]
