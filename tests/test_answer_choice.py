@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from ragcli import service
+from ragcli.evaluation.answer_defects import defects
 from ragcli.evaluation.squad import contains_answer
 from ragcli.ingest.loaders.markup import html_sections
 from ragcli.llm.offline.features import FEATURES, AnswerFeatures
@@ -259,7 +260,9 @@ def test_a_how_to_answer_names_what_a_heading_names(tmp_path):
 
 def test_a_sentence_under_a_heading_naming_the_fix_is_quoted_after_it(tmp_path):
     """ "… there's a shortcut for it:" leads to an included file the answer cannot show;
-    only its heading names the shortcut, so the answer quotes the heading before it."""
+    only its heading names the shortcut, so the answer quotes the heading before it, and
+    after it the include, which names the file that holds the example: the lead-in does
+    not end the answer on nothing."""
     shortcut = (
         "## Look up by key with `.fetch()`\n\n"
         "Reading a single record by its primary key is so common that there is a "
@@ -276,8 +279,11 @@ def test_a_sentence_under_a_heading_naming_the_fix_is_quoted_after_it(tmp_path):
         _chunk(2, "Records > Look up by key with `.fetch()`", shortcut),
     ]
     backend = offline_backend(tmp_path)
-    answer = generated(backend, "How can I read one record directly by its primary key?", chunks)
+    question = "How can I read one record directly by its primary key?"
+    answer = generated(backend, question, chunks)
     assert "**Look up by key with `.fetch()`**: reading a single record" in answer
+    assert "shortcut for it:\n```python\ncode example from ./examples/fetch.py\n```" in answer
+    assert defects(backend.generate(question, chunks)) == []
 
 
 def test_a_whole_listing_is_not_shown_as_the_sections_example(tmp_path):

@@ -65,6 +65,16 @@ def introduced_pieces(text: str, position: int) -> tuple[list[Piece], int]:
     return following, taken
 
 
+def reference_after(text: str, position: int) -> Piece | None:
+    """The include block right after unit `position` of `text` ("code example from
+    docs_src/app.py"), when there is one: what a lead-in announces but the documents hold
+    only by name. Quoted after the lead-in, it tells the reader where the example is."""
+    found = units(text)
+    if position + 1 < len(found) and is_reference(found[position + 1]):
+        return Piece(found[position + 1].text, "code")
+    return None
+
+
 def cut_off_code(chunk: RetrievedChunk, position: int) -> str:
     """The code block that unit `position` of `chunk`, a lead-in ending the chunk, introduces
     when the chunker cut it into the next chunk (ChunkMetadata.continues) and it is a call

@@ -1,10 +1,13 @@
 """The offline answer's last stage: the chosen candidates as a typed Answer, each quote
-cited, a lead-in followed by the list or code it introduces while the budget allows."""
+cited, a lead-in followed by the list or code it introduces (or the include naming the
+file that holds it) while the budget allows."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ragcli.answer import Answer, AnswerPart
-from ragcli.llm.offline.brought import cut_off_pieces, introduced_pieces
+from ragcli.llm.offline.brought import cut_off_pieces, introduced_pieces, reference_after
 from ragcli.llm.offline.scoring import as_quoted
 from ragcli.llm.offline.selection import Selection
 from ragcli.llm.quotes import quoted_part
@@ -30,6 +33,10 @@ def quoted_answer(selection: Selection, chunks: list[RetrievedChunk], max_chars:
         if LEAD_IN_END.search(c.text):  # a lead-in: quote the list or code it introduces
             follow, count = introduced_pieces(chunk.content, c.position)
             follow = follow or cut_off_pieces(chunk, c.position)
+            reference = None
+            if not follow and (reference := reference_after(chunk.content, c.position)):
+                # The example is kept in another file: the answer says which.
+                follow, count = [reference], 1
             taken |= {(c.chunk_number, c.position + i) for i in range(1, count + 1)}
             size = len("\n".join(p.text for p in follow))
             # Quoted as one with the lead-in, on lines of their own and cited once.
@@ -38,6 +45,9 @@ def quoted_answer(selection: Selection, chunks: list[RetrievedChunk], max_chars:
                     quoted_part(p.text, p.kind, c.chunk_number, chunk, continues=True)
                     for p in follow
                 ]
+                if reference is not None and parts[-1].language:
+                    # Its fence's `include=` names the file the text already names.
+                    parts[-1] = replace(parts[-1], language=parts[-1].language.split()[0])
                 room -= size + 2
     if not parts:
         return Answer.of_notes(NO_ANSWER)
