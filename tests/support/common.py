@@ -44,3 +44,24 @@ def quoted_in(quote: str, source: str) -> bool:
     seen = " ".join(plain_text(source).split())
     flat = " ".join(source.split())
     return any(q in seen or q in flat for q in (quote, quote.removeprefix("- ")))
+
+
+def generated(backend, question: str, chunks) -> str:
+    """The offline answer as the reader sees it (Markdown)."""
+    from ragcli.text.markdown import render
+
+    return render(backend.generate(question, chunks))
+
+
+def doc_chunk(number: int, heading: str, content: str):
+    """A retrieved chunk `c{number}` of version.md under `heading`, for feeding the offline
+    backend directly."""
+    from ragcli.models import ChunkMetadata, RetrievedChunk
+
+    return RetrievedChunk(
+        content=content,
+        score=0.5,
+        metadata=ChunkMetadata(
+            chunk_id=f"c{number}", source_file="version.md", file_type="md", heading=heading
+        ),
+    )
