@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import astuple, dataclass, fields
+from typing import NamedTuple
 
 from ragcli.llm.offline.questions import (
     CALL_SPAN,
@@ -167,10 +168,10 @@ def answer_features(
             and bool(code_names(question, shown) & unit.heading_names)
         ),
         names_call=float(howto and bool(CALL_SPAN.search(quoted))),
-        name_first=(1.0 - named[0][0] / max(1, len(shown))) if named else 0.0,
+        name_first=(1.0 - named[0].offset / max(1, len(shown))) if named else 0.0,
         other_names=min(len(named) - 1, 3) / 3 if named else 0.0,
         name_of_question=max(
-            (sum(p in asked for p in parts) / len(parts) for _, parts in named if parts),
+            (sum(p in asked for p in n.parts) / len(n.parts) for n in named if n.parts),
             default=0.0,
         ),
         name_meaning=unit.name_meaning if howto else 0.0,
@@ -181,34 +182,33 @@ def answer_features(
     )
 
 
-def new_name_spans(question: str, text: str) -> list[tuple[int, list[str]]]:
-    """(offset, stemmed words) of each identifier in `text` with a word the question does
-    not hold, in order."""
+class NewName(NamedTuple):
+    """An identifier with a word the question does not hold."""
+
+    offset: int  # where it starts in the text
+    parts: list[str]  # its words, stemmed
+    phrase: str  # its words as a phrase to embed: `setNotFoundHandler` → "set not found handler"
+
+
+def new_name_spans(question: str, text: str) -> list[NewName]:
+    """Each identifier in `text` with a word the question does not hold, in order."""
     asked = set(stems(question))
     found = []
     for match in IDENTIFIER.finditer(text):
         name = match.group().strip().strip("`").strip()
         if name.startswith("```"):
             continue
-        parts = stems(" ".join(p.lower() for p in IDENTIFIER_PART.findall(name)))
+        words = [p.lower() for p in IDENTIFIER_PART.findall(name)]
+        parts = stems(" ".join(words))
         if any(is_new_part(part, asked) for part in parts):
-            found.append((match.start(), parts))
+            found.append(NewName(match.start(), parts, " ".join(words)))
     return found
 
 
 def name_phrases(question: str, text: str) -> list[str]:
     """The words of each identifier in `text` with a word the question does not hold, as a
-    phrase to embed: `setNotFoundHandler` → "set not found handler"."""
-    asked = set(stems(question))
-    phrases = []
-    for match in IDENTIFIER.finditer(text):
-        name = match.group().strip().strip("`").strip()
-        if name.startswith("```"):
-            continue
-        words = [p.lower() for p in IDENTIFIER_PART.findall(name)]
-        if any(is_new_part(part, asked) for part in stems(" ".join(words))):
-            phrases.append(" ".join(words))
-    return phrases
+    phrase to embed."""
+    return [name.phrase for name in new_name_spans(question, text)]
 
 
 def value_near_term(question: str, text: str) -> bool:
