@@ -12,17 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import astuple, dataclass, fields
-from typing import NamedTuple
 
 from ragcli.llm.offline.questions import (
     CALL_SPAN,
-    IDENTIFIER,
-    IDENTIFIER_PART,
     QuestionKind,
     asked_for,
     code_names,
-    is_new_part,
-    new_identifiers,
+    new_name_spans,
     novelty,
 )
 from ragcli.terms import stems, terms
@@ -161,7 +157,7 @@ def answer_features(
         asked_for=asked_for(kind, question, quoted, unit.introduces),
         lead_in=float(unit.introduces),
         rank=1.0 / max(1, unit.rank),
-        names_new=float(howto and new_identifiers(question, shown)),
+        names_new=float(bool(named)),
         names_heading=float(
             howto
             and bool(unit.heading_names)
@@ -180,29 +176,6 @@ def answer_features(
         output_unit=float(howto and output),
         item_unit=float(howto and unit.kind in ("item", "row")),
     )
-
-
-class NewName(NamedTuple):
-    """An identifier with a word the question does not hold."""
-
-    offset: int  # where it starts in the text
-    parts: list[str]  # its words, stemmed
-    phrase: str  # its words as a phrase to embed: `setNotFoundHandler` → "set not found handler"
-
-
-def new_name_spans(question: str, text: str) -> list[NewName]:
-    """Each identifier in `text` with a word the question does not hold, in order."""
-    asked = set(stems(question))
-    found = []
-    for match in IDENTIFIER.finditer(text):
-        name = match.group().strip().strip("`").strip()
-        if name.startswith("```"):
-            continue
-        words = [p.lower() for p in IDENTIFIER_PART.findall(name)]
-        parts = stems(" ".join(words))
-        if any(is_new_part(part, asked) for part in parts):
-            found.append(NewName(match.start(), parts, " ".join(words)))
-    return found
 
 
 def name_phrases(question: str, text: str) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ragcli.llm.subject import CODE_SPAN
 from ragcli.terms import stems, terms
@@ -136,19 +136,34 @@ def is_new_part(part: str, asked: set[str]) -> bool:
     )
 
 
-def new_identifiers(question: str, text: str) -> bool:
-    """`text` names an identifier (a code span, a --flag, snake_case, CamelCase, a call)
-    with a word the question does not hold: `app.add_typer()` answers "How do I combine
-    Typer apps?", `typer.Typer()` only restates it."""
+class NewName(NamedTuple):
+    """An identifier with a word the question does not hold."""
+
+    offset: int  # where it starts in the text
+    parts: list[str]  # its words, stemmed
+    phrase: str  # its words as a phrase to embed: `setNotFoundHandler` → "set not found handler"
+
+
+def new_name_spans(question: str, text: str) -> list[NewName]:
+    """Each identifier in `text` with a word the question does not hold, in order."""
     asked = set(stems(question))
+    found = []
     for match in IDENTIFIER.finditer(text):
         name = match.group().strip().strip("`").strip()
         if name.startswith("```"):
             continue
-        parts = [p.lower() for p in IDENTIFIER_PART.findall(name)]
-        if any(is_new_part(part, asked) for part in stems(" ".join(parts))):
-            return True
-    return False
+        words = [p.lower() for p in IDENTIFIER_PART.findall(name)]
+        parts = stems(" ".join(words))
+        if any(is_new_part(part, asked) for part in parts):
+            found.append(NewName(match.start(), parts, " ".join(words)))
+    return found
+
+
+def new_identifiers(question: str, text: str) -> bool:
+    """`text` names an identifier (a code span, a --flag, snake_case, CamelCase, a call)
+    with a word the question does not hold: `app.add_typer()` answers "How do I combine
+    Typer apps?", `typer.Typer()` only restates it."""
+    return bool(new_name_spans(question, text))
 
 
 def code_names(question: str, text: str) -> frozenset[str]:
